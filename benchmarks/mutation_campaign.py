@@ -249,7 +249,7 @@ def _subject_cases(c: Circuit, nw: int, ng: int, nc: int, z3_max_cost: int, only
         def weight(s: int, model: Model = model, nz: list[mutate.WeightSite] = nz) -> mutate.Mutation:
             return mutate.weight_mutant(model, s, tuple(mutate.WEIGHT_OPERATORS), symbol=symbols[s % len(symbols)], nonzero=nz)
 
-        for mu in mutate.mutants(weight, nw):
+        for mu in mutate.mutants(weight, nw, fewer=True):
             add(f"weight/{comp_name}", str(mu), mu.operator, c, mu.obj, cert)
         if cert is None:
             continue
@@ -257,7 +257,7 @@ def _subject_cases(c: Circuit, nw: int, ng: int, nc: int, z3_max_cost: int, only
         def certificate(s: int, cert: Certificate = cert) -> mutate.Mutation:
             return mutate.certificate_mutant(cert, c.num_nodes, s)
 
-        for k, cm in enumerate(mutate.mutants(certificate, nc)):
+        for k, cm in enumerate(mutate.mutants(certificate, nc, fewer=True)):
             if k % 2:  # a stale certificate that also lies, on a mutant model
                 wm = weight(10_000 + k)
                 add(f"certificate/{comp_name}", f"{cm} + {wm}", f"{cm.operator}+{wm.operator}", c, wm.obj, cm.obj,
@@ -269,7 +269,7 @@ def _subject_cases(c: Circuit, nw: int, ng: int, nc: int, z3_max_cost: int, only
     def gate(s: int) -> mutate.Mutation:
         return mutate.gate_mutant(c, s, tuple(mutate.GATE_OPERATORS), symbol=symbols[s % len(symbols)], live=True)
 
-    for k, mu in enumerate(mutate.mutants(gate, ng)):
+    for k, mu in enumerate(mutate.mutants(gate, ng, fewer=True)):
         if k % 3 == 2:
             add("gate/vs-circuit", str(mu), mu.operator, mu.obj, c, None)
         else:
@@ -281,8 +281,9 @@ def _subject_cases(c: Circuit, nw: int, ng: int, nc: int, z3_max_cost: int, only
 def build_cases(quick: bool, *, weights: int | None = None, gates: int | None = None, certs: int | None = None,
                 z3_max_cost: int = Z3_MAX_COST, methods: Sequence[str] | None = None) -> list[Case]:
     """The campaign's mutant pairs (deterministic): per subject circuit and compiler ``weights``
-    weight mutants and ``certs`` certificate mutants, and per subject ``gates`` gate mutants;
-    ``methods`` defaults to :func:`default_methods`."""
+    weight mutants and ``certs`` certificate mutants, and per subject ``gates`` gate mutants, each
+    distinct (:func:`symverify.mutate.mutants`), fewer where a small subject has no more (the totals
+    line of the report counts what ran); ``methods`` defaults to :func:`default_methods`."""
     only = tuple(methods) if methods is not None else default_methods(quick)
     nw = weights if weights is not None else (5 if quick else 34)
     ng = gates if gates is not None else (5 if quick else 32)

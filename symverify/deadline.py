@@ -24,6 +24,7 @@ stopped: the deadline passed
 
 from __future__ import annotations
 
+import numbers
 import time
 from collections.abc import Callable
 
@@ -72,7 +73,13 @@ class Deadline:
 
 
 def as_check(deadline: float | Check | None) -> Check | None:
-    """A checker from a ``time.monotonic()`` deadline, an existing checker, or None."""
+    """A checker from a ``time.monotonic()`` deadline (a real number, not a bool), an existing
+    checker, or None; anything else is a :class:`~symverify.errors.UsageError`."""
     if deadline is None or callable(deadline):
         return deadline
+    if isinstance(deadline, bool) or not isinstance(deadline, numbers.Real):
+        from symverify.errors import UsageError
+
+        raise UsageError(f"deadline: expected a time.monotonic() deadline (a number), a checker or None, found "
+                         f"{type(deadline).__name__}")
     return Deadline(float(deadline))

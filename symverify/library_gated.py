@@ -74,6 +74,14 @@ class GatedConvWeights:
     causal pre-filter taps of channel c and ``short_bias[c]`` its bias; ``long[i][q]`` the taps of
     gate i+1's filter on channel q (``len ≤ N``) and ``long_skip[i][q]`` its skip; ``W_out`` is
     ``d × d``, ``b_out`` has d entries. ``kind`` names the layer followed (``"hyena"``, ``"h3"``).
+
+    ``N`` is the sequence length the weights were built for (:func:`gated_conv_weights` sets it; its
+    symbolic long filters have exactly N taps ``h{i}[q][k]``, ``k < N``): :func:`gated_conv` and
+    :func:`~symverify.compiler.gated.gated_conv_direct` refuse them for another sequence length,
+    where their filters would be padded with 0 (a proof for all values of N symbolic taps would
+    silently be one for fewer). ``None`` (the default for weights built by hand) is for any
+    sequence length at least as long as every filter, shorter filters padded with 0; to pad on
+    purpose, ``dataclasses.replace(w, N=None)`` or ``N=`` the new length.
     """
 
     d: int
@@ -87,6 +95,7 @@ class GatedConvWeights:
     W_out: Mat
     b_out: Vec
     kind: str = "gated"
+    N: int | None = None
 
     def __post_init__(self) -> None:
         """Validate the shapes against ``d`` and ``order`` and make every entry an exact scalar: a
@@ -94,13 +103,16 @@ class GatedConvWeights:
         matrix, gave an IndexError deep in the construction, or had its extra entries silently ignored.
 
         Raises:
-            IRError: ``d`` not an int ≥ 1, ``order`` not an int ≥ 2, ``kind`` not a str, a field of
-                the wrong shape (naming it), a filter of no tap, or an entry that is not exact.
+            IRError: ``d`` not an int ≥ 1, ``order`` not an int ≥ 2, ``kind`` not a str, ``N`` neither
+                None nor an int ≥ 1, a field of the wrong shape (naming it), a filter of no tap or
+                (with ``N``) of more than N taps, or an entry that is not exact.
         """
         where = self.kind if type(self.kind) is str else "GatedConvWeights"
         if type(self.kind) is not str:
             raise IRError(f"GatedConvWeights: expected a str kind, found {type(self.kind).__name__} {self.kind!r:.40}")
         d, m = _pos(self.d, "d", where), _pos(self.order, "order", where, 2)
+        if self.N is not None:
+            object.__setattr__(self, "N", int(_pos(self.N, "N (the sequence length the weights are for) or None", where)))
         width = (m + 1) * d
 
         def vec(name: str, x: object, n: int | None) -> Vec:
@@ -128,6 +140,9 @@ class GatedConvWeights:
             for c, taps in enumerate(bank):  # gated_conv_weights pads every filter to its length (≥ 1)
                 if not taps:
                     raise IRError(f"{where} {name}[{c}]: expected a filter of at least 1 tap, found none")
+                if self.N is not None and len(taps) > self.N:
+                    raise IRError(f"{where} {name}[{c}]: expected at most N = {self.N} taps (the sequence length the "
+                                  f"weights are for), found {len(taps)}")
         fixed = {"W_in": W_in, "b_in": b_in, "short": short, "short_bias": short_bias, "long": long,
                  "long_skip": rows("long_skip", self.long_skip, m - 1, d),
                  "W_out": rows("W_out", self.W_out, d, d), "b_out": vec("b_out", self.b_out, d)}
@@ -322,7 +337,7 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
         lD.append(_vector(where, f"long_skip[{i}]", None if Ds is None else Ds[i], d, f"{p}D{i + 1}" if Ds is None else None))
     Wout = _matrix(where, "W_out", W_out, d, d, f"{p}W_out")
     bout = _vector(where, "b_out", b_out, d, f"{p}b_out")
-    return GatedConvWeights(d, m, Win, bin_, sh, sb, tuple(lg), tuple(lD), Wout, bout, kind)
+    return GatedConvWeights(d, m, Win, bin_, sh, sb, tuple(lg), tuple(lD), Wout, bout, kind, N)
 
 
 _LAYOUTS: ValueMemo[tuple[Circuit, GatedConvNodes]] = ValueMemo(8)
@@ -338,7 +353,8 @@ def gated_conv_layout(N: int, w: GatedConvWeights, name: str | None = None) -> t
     values and types): the same immutable circuit is returned for equal arguments.
 
     Raises:
-        IRError: N not a positive int, or a long or short filter of more than N taps (never read).
+        IRError: N not a positive int, weights built for another sequence length
+            (:attr:`GatedConvWeights.N`), or a long or short filter of more than N taps (never read).
         LimitError: a state over ``MAX_CELLS`` cells or convolutions over ``MAX_GATES`` terms.
     """
     if not isinstance(w, GatedConvWeights):
@@ -350,6 +366,10 @@ def gated_conv_layout(N: int, w: GatedConvWeights, name: str | None = None) -> t
 
 def _gated_conv_layout(N: int, w: GatedConvWeights, name: str | None) -> tuple[Circuit, GatedConvNodes]:
     _pos(N, "N (sequence length)", w.kind)
+    if w.N is not None and w.N != N:
+        raise IRError(f"{w.kind}: expected weights for sequence length N = {N}, found weights built for N = {w.N} "
+                      f"(padding their filters with 0 would change what a proof with them covers); build them for N = {N}, or pad on purpose with "
+                      f"dataclasses.replace(weights, N=None)")
     if any(len(f) > N for g in w.long for f in g):
         raise IRError(f"{w.kind}: a long filter has more than N = {N} taps")
     if any(len(f) > N for f in w.short):  # as gated_conv_weights' short_len ≤ N: taps beyond the sequence are never read

@@ -278,7 +278,9 @@ def mode_matters(layer: Layer) -> bool:
     nonzero tap at a lag ``k ≥ 1`` (a row below the first). A tap at lag 0 reads ``x[i]`` into row
     ``i`` in both modes; only a tap at lag ``k ≥ 1`` reads past the top, wrapping to ``x[i − k + N']``
     when cyclic and reading 0 when causal. So a layer with taps at lag 0 only (the impulse ``e_0``
-    most compiled layers use, or no taps) computes the same in both modes, on every input."""
+    most compiled layers use, or no taps) computes the same in both modes, on every input.
+    Anything but a :class:`Layer` is a :class:`UsageError`."""
+    _expect(layer, Layer, "mode_matters")
     return any(i >= 1 for i, _ in layer.h.nonzero())
 
 
@@ -650,12 +652,35 @@ MAX_MUTANTS = 100_000
 up to ``4·count + 16`` seeds, without end in practice); run several campaigns with other seeds instead."""
 
 
-def mutants(make: Callable[[int], Mutation], count: int, seed: int = 0) -> list[Mutation]:
-    """``count`` mutants ``make(seed), make(seed + 1), …`` (for example
-    ``mutants(lambda s: weight_mutant(model, s), 100)``); seeds that raise :class:`UsageError` are skipped,
-    up to ``4·count + 16`` seeds in all. Fewer than ``count`` mutants (none at all included) raise
-    :class:`UsageError` with the last refusal: a campaign never runs on fewer mutants than it asked for
-    without saying so. ``count`` is at most :data:`MAX_MUTANTS`; a larger one raises :class:`UsageError`
+def _content_key(obj: object, where: str) -> object:
+    """What two mutants must share to be the same mutant: the content digest of a circuit, model or
+    kaleidoscope (:func:`~symverify.kernel.provers.fingerprint.content_digest`), a certificate
+    itself (a frozen dataclass, equal by its boundaries and meta). Another object, a subclass of
+    these included (it has no content digest), raises :class:`UsageError`: :func:`mutants` could
+    not tell two of them apart."""
+    from symverify.kernel.ir.butterfly import Kaleidoscope
+    from symverify.kernel.provers.fingerprint import content_digest
+
+    if type(obj) in (Circuit, Model, Kaleidoscope):
+        return (type(obj).__name__, content_digest(obj))  # type: ignore[arg-type]
+    if type(obj) is Certificate:
+        return ("Certificate", obj)
+    raise UsageError(f"{where}: expected a Mutation whose obj is a Circuit, Model, Kaleidoscope or Certificate, "
+                     f"found {type(obj).__name__}")
+
+
+def mutants(make: Callable[[int], Mutation], count: int, seed: int = 0, *, fewer: bool = False) -> list[Mutation]:
+    """``count`` *distinct* mutants from ``make(seed), make(seed + 1), …`` (for example
+    ``mutants(lambda s: weight_mutant(model, s), 100)``): a mutant whose object has the content of an
+    earlier one (the same content digest for a circuit, model or kaleidoscope; an equal certificate)
+    is skipped, whatever operator or site made it, and so are seeds that raise :class:`UsageError`,
+    up to ``4·count + 16`` seeds in all. Fewer than ``count`` distinct mutants (none at all included)
+    raise :class:`UsageError` saying how many were found and how many seeds repeated one: a small
+    object has few mutants (a one-gate circuit has 3 under the default gate operators), and a
+    campaign never runs the same mutant twice, nor on fewer mutants than it asked for, without
+    saying so. With ``fewer=True`` the distinct mutants found are returned instead, however few
+    (at most ``count``; none when every seed was refused): for a loop over all the mutants of a
+    small object. ``count`` is at most :data:`MAX_MUTANTS`; a larger one raises :class:`UsageError`
     before any seed is tried."""
     if not callable(make):
         raise UsageError(f"mutants: make: expected a function of the seed returning a Mutation, found {safe_repr(make, 60)}")
@@ -664,7 +689,10 @@ def mutants(make: Callable[[int], Mutation], count: int, seed: int = 0) -> list[
     if count > MAX_MUTANTS:
         raise UsageError(f"mutants: count: expected at most MAX_MUTANTS = {MAX_MUTANTS} mutants in one call, found {count}; "
                          f"run several campaigns with different seeds instead")
+    _flag(fewer, "mutants: fewer")
     out: list[Mutation] = []
+    seen: set[object] = set()
+    repeats = 0
     s = _int(seed, "mutants: seed")
     last: UsageError | None = None
     while len(out) < count and s < seed + 4 * count + 16:
@@ -676,11 +704,19 @@ def mutants(make: Callable[[int], Mutation], count: int, seed: int = 0) -> list[
             if not isinstance(m, Mutation):
                 raise UsageError(f"mutants: make({s}): expected a Mutation (from weight_mutant, gate_mutant or "
                                  f"certificate_mutant), found {type(m).__name__}")
-            out.append(m)
+            key = _content_key(m.obj, f"mutants: make({s})")
+            if key in seen:
+                repeats += 1
+            else:
+                seen.add(key)
+                out.append(m)
         s += 1
+    if fewer:
+        return out
     if not out and last is not None:
         raise UsageError(f"mutants: no seed from {seed} to {s - 1} gave a mutant; the last said: {last}")
     if len(out) < count:
-        raise UsageError(f"mutants: seeds {seed} to {s - 1} gave {len(out)} of the {count} mutants asked for; "
-                         f"the last refusal said: {last}")
+        raise UsageError(f"mutants: seeds {seed} to {s - 1} gave {len(out)} distinct mutants of the {count} asked for "
+                         f"({repeats} seeds repeated an earlier mutant"
+                         + (f"; the last refusal said: {last})" if last is not None else ")"))
     return out

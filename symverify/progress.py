@@ -31,7 +31,7 @@ from contextlib import contextmanager, suppress
 from datetime import timedelta
 from typing import Any
 
-__all__ = ["activity", "wanted", "ENV", "encodes", "tolerant_output", "env_switch"]
+__all__ = ["activity", "wanted", "ENV", "tolerant_output"]  # encodes and env_switch: internal
 
 ENV = "SYMVERIFY_PROGRESS"
 

@@ -112,7 +112,9 @@ def test_a_hand_built_short_filter_longer_than_n_is_refused(build: Any) -> None:
     """``gated_conv_weights`` refuses ``short_len > N``, and a long filter of more than N taps is
     refused; a hand-built short filter of 6 taps at N = 4 had its last two silently dropped."""
     w = hyena_weights(4, 1, filters=[[[1, 2, 3, 4]]], short_filter=[[1, 0, 0]] * 3)
-    v = dataclasses.replace(w, short=((1, 0, 0, 0, 0, 7),) * 3)
+    with pytest.raises(IRError, match=r"hyena short\[0\]: expected at most N = 4 taps .*, found 6"):
+        dataclasses.replace(w, short=((1, 0, 0, 0, 0, 7),) * 3)  # weights made for N = 4 know it
+    v = dataclasses.replace(w, short=((1, 0, 0, 0, 0, 7),) * 3, N=None)
     with pytest.raises((IRError, CompileError), match=r"hyena: a short filter has more than N = 4 taps"):
         build(4, v)
     ragged = dataclasses.replace(w, short=((1,), (1, 2), (1, 2, 3, 4)))  # at most N taps each: read as given

@@ -75,7 +75,7 @@ def test_a_mode_flip_of_a_layer_with_taps_at_lag_zero_only_is_refused(det2) -> N
         with pytest.raises(UsageError, match=rf"flip_mode: expected a layer whose filter h has a tap at a lag ≥ 1 .*found "
                                              rf"layer {k} with taps at lag 0 only"):
             mutate.flip_mode(model, k)
-    for m in mutate.mutants(lambda s: mutate.weight_mutant(model, s, ("mode",)), 8):
+    for m in mutate.mutants(lambda s: mutate.weight_mutant(model, s, ("mode",)), 8, fewer=True):
         assert sv.verify(c, m.obj, method="exact").refuted, str(m)
 
 
@@ -106,7 +106,7 @@ def test_rewiring_an_operand_of_coefficient_zero_is_refused() -> None:
     with pytest.raises(UsageError, match=r"gate operator 'rewire': expected an operand with a nonzero coefficient, found "
                                          r"operand 0 of gate 0 .* with coefficient 0"):
         mutate.mutate_gate(c, 0, "rewire", which=0, to=2)
-    for m in mutate.mutants(lambda s: mutate.gate_mutant(c, s, ("rewire",)), 12):
+    for m in mutate.mutants(lambda s: mutate.gate_mutant(c, s, ("rewire",)), 12, fewer=True):
         assert m.obj.gates[0].args[0] == 0, str(m)  # operand 1 moved, never the one of coefficient 0
         assert sv.verify(c, m.obj, method="exact").refuted, str(m)
     dead = Circuit(1, 2, (Gate.lin(0, 0, 1, 0),), (2,))  # both coefficients 0
@@ -138,7 +138,7 @@ def test_certificate_mutants_that_keep_every_claim_are_refused() -> None:
         mutate.mutate_cell(cert, 1, 1, "node", to=2)
     claims = [{(x.row, x.col): x.form() for x in b.cells if x.form()} for b in cert.boundaries]
     for ops in (("drop",), ("node",), ("drop", "node", "const"), tuple(mutate.CERTIFICATE_OPERATORS)):
-        for m in mutate.mutants(lambda s, ops=ops: mutate.certificate_mutant(cert, 3, s, ops), 16):
+        for m in mutate.mutants(lambda s, ops=ops: mutate.certificate_mutant(cert, 3, s, ops), 16, fewer=True):
             after = [{(x.row, x.col): x.form() for x in b.cells if x.form()} for b in m.obj.boundaries]
             assert after != claims, str(m)
 
@@ -226,7 +226,7 @@ def test_gate_mutants_leave_dead_gates_alone_by_default() -> None:
     c = library.random_circuit(3, 2, 20, 4, seed=1)
     alive = needed_nodes(c)
     assert any(c.num_inputs + k not in alive for k in range(len(c.gates)))  # the circuit has dead gates
-    for m in mutate.mutants(lambda s: mutate.gate_mutant(c, s), 30):
+    for m in mutate.mutants(lambda s: mutate.gate_mutant(c, s), 30, fewer=True):
         changed = [k for k, (a, b) in enumerate(zip(c.gates, m.obj.gates)) if a != b]
         assert all(c.num_inputs + k in alive for k in changed), str(m)
         assert sv.verify(c, m.obj, method="exact").refuted, str(m)

@@ -5,6 +5,7 @@ never ``unknown``; a task lost for good (its workers died) stays ``unknown``."""
 from __future__ import annotations
 
 import pickle
+import threading
 
 import pytest
 
@@ -135,3 +136,75 @@ def test_a_task_failing_to_load_on_a_real_worker_is_unknown(dask_client, dask_pa
     report = sv.verify(c, comp, method="compositional", scheduler=dask_client)
     assert report.verdict.value == "unknown" and not report.proved
     assert any("could not be loaded or run on its worker" in n for n in report.notes)
+
+
+class _LockedError(Exception):
+    """An exception that does not pickle (it holds a lock): Dask sends its text only."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.lock = threading.Lock()
+
+
+def test_a_stage_exception_that_does_not_pickle_is_unknown_with_its_type_and_message(dask_client, dask_pair, monkeypatch):
+    """Dask replaces an exception that does not pickle by ``Exception(repr(e))``, unmarked: the check
+    stopped as ``unknown`` (right) with a note blaming the task's loading (``could not be loaded or
+    run on its worker ... is the same symverify installed``) and naming the type ``Exception``. The
+    note names the exception's own type and message now."""
+    c, comp = dask_pair
+
+    def boom(*args, **kwargs):
+        raise _LockedError("a bug holding a lock")
+
+    monkeypatch.setattr(compositional, "_check_stage", boom)
+    res = check_certificate_dask(c, comp.model, comp.certificate, scheduler=dask_client)
+    assert not res.ok and res.failure is None and res.stopped == "crashed" and res.stages_checked == 0
+    assert "raised _LockedError: a bug holding a lock (on its worker; an exception that does not pickle" in res.notes[0]
+    assert "could not be loaded" not in res.notes[0]
+    report = sv.verify(c, comp, method="compositional", scheduler=dask_client)
+    assert report.verdict.value == "unknown" and not report.proved
+    assert any("raised _LockedError: a bug holding a lock" in n for n in report.notes)
+
+
+@pytest.mark.parametrize(("error", "text"), [
+    (Exception("Locked('a bug holding a lock')"), ("Locked", "a bug holding a lock")),
+    (Exception("pkg.mod.Err('it\\'s (odd)')"), ("pkg.mod.Err", "it's (odd)")),
+    (Exception("Err(1, 'two')"), ("Err", "1, 'two'")),
+    (Exception("Err()"), ("Err", "")),
+    (Exception("Err('cut short by Dask's length lim"), None),
+    (Exception("Err('unclosed)"), ("Err", "'unclosed")),
+    (ValueError("Err('x')"), None),
+    (Exception("no repr here"), None),
+    (Exception("Err('x')", 2), None),
+])
+def test_dask_stand_ins_for_exceptions_that_do_not_pickle(error, text):
+    from symverify.provers.dask_address import text_only_error
+
+    assert text_only_error(error) == text
+
+
+def test_a_local_cluster_kills_a_busy_worker_without_the_graceful_wait(monkeypatch):
+    """``verify(..., scheduler="local", timeout=2)`` took 6 s: closing the cluster gave a worker still
+    running a stage past the deadline 4 s (0.8 of each nanny's 5 s close timeout) to stop on its
+    own. Each nanny is closed with ``STOP_WAIT`` now, all at once, before the cluster closes."""
+    import time
+
+    from distributed import Nanny
+
+    from symverify.provers import dask_address
+
+    timeouts: list[float] = []
+    real = Nanny.close
+
+    async def close(self, timeout: float = 5, reason: str = "nanny-close"):
+        timeouts.append(timeout)
+        return await real(self, timeout=timeout, reason=reason)
+
+    monkeypatch.setattr(Nanny, "close", close)
+    with dask_address.open_client("local", 2, 60) as client:
+        busy = [client.submit(time.sleep, 600, pure=False) for _ in range(2)]
+        for _ in range(600):  # until the scheduler has handed the tasks to the workers (at most 30 s)
+            if sum(len(keys) for keys in client.processing().values()) == len(busy):
+                break
+            time.sleep(0.05)
+    assert timeouts[:2] == [dask_address.STOP_WAIT] * 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
 from fractions import Fraction
 
@@ -14,6 +15,7 @@ from symverify.compiler.gated import gated_conv_direct, h3_direct, hyena_direct
 from symverify.errors import CompileError, IRError
 from symverify.kernel.ir.baseconv import Mode
 from symverify.library import gated_conv_weights, h3, hyena
+from symverify.library_gated import gated_conv, hyena_weights
 from symverify.mutate import get_weight, set_weight, weight_sites
 from symverify.semantics.exact import evaluate
 
@@ -170,8 +172,34 @@ def test_direct_refuses_bad_input():
         hyena_direct(4, 1, 1)
     with pytest.raises(CompileError, match=r"h3_direct: .*W_q"):
         h3_direct(4, 1, W_q=[[1, 2]])
-    with pytest.raises(CompileError, match="more than N"):
+    with pytest.raises(CompileError, match=r"expected weights for sequence length N = 2, found weights built for N = 4"):
         gated_conv_direct(2, gated_conv_weights(4, 1, short_len=2))
+    with pytest.raises(CompileError, match="more than N"):
+        gated_conv_direct(2, dataclasses.replace(gated_conv_weights(4, 1, short_len=2), N=None))
+
+
+@pytest.mark.parametrize("build", [gated_conv, gated_conv_direct])
+@pytest.mark.parametrize(("made", "asked"), [(4, 8), (2, 3), (8, 4)])
+def test_weights_built_for_another_sequence_length_are_refused(build, made, asked):
+    """``gated_conv_direct(8, hyena_weights(4, 1))`` was accepted: the symbolic long filters of 4 taps
+    were padded with 0 on both sides, so the proof held for filters of 4 taps where 8 were asked for.
+    Weights record the N they were built for; another N is refused, padding is asked for by name."""
+    w = hyena_weights(made, 1)
+    with pytest.raises((IRError, CompileError), match=rf"hyena: expected weights for sequence length N = {asked}, found "
+                                                       rf"weights built for N = {made} .*dataclasses.replace\(weights, N=None\)"):
+        build(asked, w)
+    assert build(made, w) is not None
+    if made < asked:  # padding asked for by name: both sides pad alike, and the proof is of the padded filters
+        padded = dataclasses.replace(w, N=None)
+        assert sv.verify(gated_conv(asked, padded), gated_conv_direct(asked, padded)).proved
+        assert sv.verify(gated_conv(asked, padded), gated_conv_direct(asked, dataclasses.replace(w, N=asked))).proved
+
+
+@pytest.mark.parametrize(("N", "match"), [(0, r"expected an int N .* ≥ 1, found 0"), (True, "found True"),
+                                          ("4", "found '4'"), (2, r"hyena short\[0\]: expected at most N = 2 taps .*found 3")])
+def test_the_recorded_sequence_length_is_checked(N, match):
+    with pytest.raises(IRError, match=match):
+        dataclasses.replace(hyena_weights(4, 1), N=N)
 
 
 @pytest.mark.parametrize("seed", range(10))

@@ -110,3 +110,60 @@ def test_mutants_refuses_a_count_above_the_cap_before_trying_any_seed():
     with pytest.raises(UsageError, match=r"found 100001;"):
         mutate.mutants(untouched, 100_001)
     assert len(mutate.mutants(lambda s: mutate.weight_mutant(MODEL, s), 3)) == 3
+
+
+ONE_GATE = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
+
+
+def _key(m: mutate.Mutation) -> object:
+    from symverify.kernel.ir.certificate import Certificate
+    from symverify.kernel.provers.fingerprint import content_digest
+
+    return m.obj if isinstance(m.obj, Certificate) else content_digest(m.obj)
+
+
+def test_mutants_are_distinct_and_too_few_are_refused():
+    """``mutants(make, 20)`` of a one-gate circuit returned 20 mutants of which only 3 differed: a
+    campaign ran the same mutant many times and counted each. Now a mutant with the content of an
+    earlier one is skipped, and fewer distinct mutants than asked for raise, saying how many."""
+    with pytest.raises(UsageError, match=r"mutants: seeds 0 to 95 gave 3 distinct mutants of the 20 asked for "
+                                         r"\(93 seeds repeated an earlier mutant\)"):
+        mutate.mutants(lambda s: mutate.gate_mutant(ONE_GATE, s), 20)
+    three = mutate.mutants(lambda s: mutate.gate_mutant(ONE_GATE, s), 3)
+    assert len({_key(m) for m in three}) == 3
+    assert [str(m) for m in mutate.mutants(lambda s: mutate.gate_mutant(ONE_GATE, s), 20, fewer=True)] == [str(m) for m in three]
+
+
+def test_mutants_compare_by_content_not_by_operator_or_site():
+    """Mutants built anew, under other names, with the same content count once: the maker below
+    builds a new model on every call, each equal to the first."""
+    site = mutate.weight_sites(MODEL)[0]
+
+    def renamed(s: int) -> mutate.Mutation:
+        return mutate.Mutation(mutate.mutate_weight(MODEL, site, "inc"), f"inc#{s}", f"site {s}")
+
+    assert len(mutate.mutants(renamed, 1)) == 1
+    with pytest.raises(UsageError, match=r"gave 1 distinct mutants of the 2 asked for \(23 seeds repeated"):
+        mutate.mutants(renamed, 2)
+    with pytest.raises(UsageError, match=r"mutants: fewer: expected True or False, found 'yes'"):
+        mutate.mutants(renamed, 1, fewer="yes")
+    with pytest.raises(UsageError, match=r"mutants: make\(0\): expected a Mutation whose obj is a Circuit, Model, "
+                                         r"Kaleidoscope or Certificate, found int"):
+        mutate.mutants(lambda s: mutate.Mutation(5, "x", "y"), 1)
+
+    class Sub(Circuit):
+        pass
+
+    sub = Sub(1, 2, (Gate.add(0, 1),), (2,))  # an IRError from the encoder, naming neither mutants nor make
+    with pytest.raises(UsageError, match=r"mutants: make\(0\): expected a Mutation whose obj is a Circuit, .*found Sub"):
+        mutate.mutants(lambda s: mutate.Mutation(sub, "x", "y"), 1)
+
+
+@settings(max_examples=15, deadline=None, database=None, derandomize=True)
+@given(st.integers(0, 10**6), st.integers(1, 12))
+def test_mutants_never_repeat_a_mutant(seed, count):
+    for make in (lambda s: mutate.weight_mutant(MODEL, s, tuple(mutate.WEIGHT_OPERATORS)),
+                 lambda s: mutate.gate_mutant(X, s, tuple(mutate.GATE_OPERATORS))):
+        got = mutate.mutants(make, count, seed, fewer=True)
+        assert 1 <= len(got) <= count
+        assert len({_key(m) for m in got}) == len(got)

@@ -132,6 +132,24 @@ def test_campaign_quick_tier_finds_no_false_proof():
     assert summary.mutants["weight"] >= 20 and summary.mutants["gate"] >= 10
 
 
+def test_campaign_mutants_are_distinct_in_both_tiers():
+    """The full tier drew 32 gate mutants per subject whatever the subject had: 24 of its 2040 pairs
+    repeated a gate mutant of the same subject (``determinant(2)`` has 21 distinct live ones). Each
+    subject now gives its distinct mutants only, and the tier builds."""
+    from symverify.kernel.ir.certificate import Certificate
+    from symverify.kernel.provers.fingerprint import content_digest
+
+    def key(side):
+        return side if isinstance(side, Certificate) else (type(side).__name__, content_digest(side))
+
+    for quick in (True, False):
+        cases = campaign.build_cases(quick)
+        keys = [(c.family, c.subject, key(c.lhs), key(c.rhs), None if c.certificate is None else key(c.certificate))
+                for c in cases]
+        assert len(set(keys)) == len(keys)
+    assert len(cases) == 2016
+
+
 @pytest.mark.parametrize("method", ["dense", "kaleidoscope"])
 def test_campaign_reference_interpreter_matches_symverify(method):
     """The campaign's ground truth agrees with ``sv.polynomials`` on compiled library models."""

@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from symverify.compiler.needed import needed_part
-from symverify.compiler.result import Compiled, source_meta
+from symverify.compiler.result import Compiled, check_counts, source_meta
 from symverify.errors import CompileError
 from symverify.gadgets.compose import compose
 from symverify.gadgets.layout import channels_to_rows, rows_to_channels
@@ -136,7 +136,10 @@ def _multiply(plan: _Plan, mul: MulStage) -> None:
 
 
 def dense_bounds(delta: int, width: int, n: int) -> dict[str, int]:
-    """The bounds the dense compiler states for a circuit of depth Δ and cut width w on n rows."""
+    """The bounds the dense compiler states for a circuit of depth Δ and cut width w on n rows
+    (each a non-negative int, else :class:`CompileError`)."""
+    check_counts("dense_bounds", delta=delta, width=width, n=n)
+    delta, width, n = int(delta), int(width), int(n)
     layers = 2 * delta + 5
     dd = 2 * width
     return {"layers": layers, "inner_n": n, "inner_d": dd, "params": layers * (dd * dd + 3 * n * dd)}

@@ -131,7 +131,9 @@ def gated_conv_direct(N: int, weights: GatedConvWeights, *, method: str = "gated
     ``hyena_direct(N, d)`` takes every ``N`` and ``d`` that ``hyena(N, d)`` takes.
 
     Raises:
-        CompileError: N not a positive int, weights that are not :class:`GatedConvWeights` for N, or
+        CompileError: N not a positive int, weights that are not :class:`GatedConvWeights` for N
+            (weights built by ``gated_conv_weights(N0, …)`` for another length ``N0`` included: their
+            filters would be padded with 0; see :attr:`GatedConvWeights.N`), or
             ``method`` (the result's method name, written in its certificate) not a non-empty str.
         LimitError: an ``N×d'`` state, or a certificate of ``(order+3)·N·d'`` cells, over
             :data:`~symverify.ir.limits.MAX_CELLS` cells.

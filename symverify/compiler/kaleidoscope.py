@@ -76,7 +76,15 @@ MAX_CELLS = limits.MAX_CELLS  # N'·d' cells at import; ``max_cells=None`` reads
 
 def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages: int, mul_stages: int) -> dict[str, Any]:
     """The bounds the construction states for a circuit of depth Δ and cut width w (see module doc):
-    ``layers`` from the instance's own stage counts and ``N_k``, the rest from ``Δ`` and ``w``."""
+    ``layers`` from the instance's own stage counts and ``N_k``, the rest from ``Δ`` and ``w``.
+    Each is a non-negative int (``n_k`` and ``d`` at least 1), else :class:`CompileError`."""
+    from symverify.compiler.result import check_counts
+
+    check_counts("kaleidoscope_bounds", depth=depth, width=width, d=d, n_k=n_k, linear_stages=linear_stages,
+                 mul_stages=mul_stages)
+    depth, width, d, n_k, linear_stages, mul_stages = (int(x) for x in (depth, width, d, n_k, linear_stages, mul_stages))
+    if d < 1 or n_k < 1:
+        raise CompileError(f"kaleidoscope_bounds: expected d ≥ 1 and n_k ≥ 1, found d = {d}, n_k = {n_k}")
     from symverify.compiler.h21.size import log2_ceil, stated_size
     from symverify.compiler.layout import inner_length, track_width
 

@@ -43,22 +43,9 @@ from symverify.kernel.ir.certificate import Boundary, Cell
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Scalar, is_zero
 
-__all__ = [
-    "BUFFERS",
-    "Axis",
-    "Layout",
-    "inner_length",
-    "CellState",
-    "grid",
-    "form_cell",
-    "state_boundary",
-    "mention",
-    "gate_support",
-    "is_diagonal",
-    "axis_of",
-    "track_factor",
-    "track_sum",
-]
+# The public names. The other builders here are internal (the compiler calls them with its own objects,
+# checked once at its entry): still importable by name, not checked for arguments of other types.
+__all__ = ["BUFFERS", "Axis"]
 
 BUFFERS = 3  # B0 (live state), B1, B2 (gadget workspace)
 Axis = Literal["sequence", "channel", "diagonal"]

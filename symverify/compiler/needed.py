@@ -9,6 +9,7 @@ names only needed nodes (whose gates are the circuit's own), is checked against 
 
 from __future__ import annotations
 
+from symverify.errors import CompileError
 from symverify.kernel.ir.analysis import needed_nodes
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.gate import Gate
@@ -23,7 +24,11 @@ def needed_part(c: Circuit) -> Circuit:
     >>> from symverify.kernel.ir.circuit import Circuit, Gate
     >>> needed_part(Circuit(1, 2, (Gate.mul(0, 1), Gate.add(0, 1)), (3,))).gates[0].op.name
     'CONST'
+
+    Anything but a :class:`Circuit` is a :class:`~symverify.errors.CompileError`.
     """
+    if not isinstance(c, Circuit):
+        raise CompileError(f"needed_part: expected a Circuit, found {type(c).__name__}")
     need = needed_nodes(c)
     nd = c.num_inputs
     if all(nd + k in need for k in range(len(c.gates))):

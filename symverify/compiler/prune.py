@@ -36,7 +36,9 @@ from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.semantics.support import Support, prune_layer, support_of_cells
 
-__all__ = ["prune_structural_zeros", "note_pruned", "Pruned"]
+# The public names. The other builders here are internal (the compiler calls them with its own objects,
+# checked once at its entry): still importable by name, not checked for arguments of other types.
+__all__ = ["Pruned"]
 
 Pruned = Mapping[int, tuple[Layer, Support, Support]]
 """Per layer index: the layer object as pruned, the support it was pruned on and the support it leaves."""

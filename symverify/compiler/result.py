@@ -14,7 +14,20 @@ from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.scalar import number_table, plain_items, plain_str
 
-__all__ = ["Compiled", "MODEL_RESOURCES", "Number", "ReadOnlyMapping", "source_meta"]
+__all__ = ["Compiled", "MODEL_RESOURCES", "Number", "ReadOnlyMapping", "check_counts", "source_meta"]
+
+
+def check_counts(where: str, **counts: object) -> None:
+    """Refuse a count (a depth, a width, a length) that is not a non-negative ``int`` (a bool, a
+    float, None, a list): :class:`CompileError` ``{where}: {name}: expected …, found …``. A numpy
+    integer is read by its value."""
+    from symverify.ir.bigint import safe_repr
+    from symverify.kernel.ir.scalar import as_index
+
+    for name, v in counts.items():
+        i = as_index(v)
+        if i is None or i < 0:
+            raise CompileError(f"{where}: {name}: expected a non-negative int, found {type(v).__name__} {safe_repr(v, 40)}")
 
 
 def source_meta(circuit: Circuit) -> tuple[tuple[str, str], ...]:
@@ -23,7 +36,9 @@ def source_meta(circuit: Circuit) -> tuple[tuple[str, str], ...]:
     reports for that circuit's side (its exact content, not its name), so that ``verify`` can note a
     certificate checked against another circuit of the same name (free text: it changes no verdict).
     A subclass of :class:`Circuit` has no side digest (it may evaluate otherwise than its fields say):
-    its name alone is written."""
+    its name alone is written. Anything but a circuit is a :class:`CompileError`."""
+    if not isinstance(circuit, Circuit):
+        raise CompileError(f"source_meta: expected a Circuit, found {type(circuit).__name__}")
     if type(circuit) is not Circuit:
         return (("circuit", circuit.name),)
     from symverify.kernel.provers.fingerprint import content_digest

@@ -336,7 +336,30 @@ def cross_check(sides: Sequence[tuple[str, str, object]], n: int, d: int, params
     why the side was not run (an object with no float executor, such as a kaleidoscope; a weight
     beyond the float format's range, or an output beyond it: an ``OverflowError`` is reported there,
     never raised). ``check`` (a deadline checker) runs before each side.
+
+    Raises:
+        UsageError: ``n``, ``d`` or ``points`` not a positive int, ``seed`` not an int, ``dtype``
+            not a str, ``sides`` not a list or tuple of ``(name, kind, object)`` triples, ``params``
+            not a collection of names, or ``check`` neither None nor callable.
+        LimitError: ``points·n·d`` input entries over ``MAX_CELLS``.
     """
+    from symverify.errors import UsageError
+    from symverify.ir import limits
+    from symverify.ir.bigint import safe_repr
+
+    for what, v, least in (("n", n, 1), ("d", d, 1), ("points", points, 1), ("seed", seed, None)):
+        if type(v) is not int or (least is not None and v < least):
+            raise UsageError(f"cross_check: {what}: expected {'a positive' if least else 'an'} int, found "
+                             f"{type(v).__name__} {safe_repr(v, 40)}")
+    if type(dtype) is not str:
+        raise UsageError(f"cross_check: dtype: expected a str, found {type(dtype).__name__} {safe_repr(dtype, 40)}")
+    if not isinstance(sides, (list, tuple)) or not all(isinstance(s, tuple) and len(s) == 3 for s in sides):
+        raise UsageError(f"cross_check: sides: expected a list of (name, kind, object) triples, found {safe_repr(sides, 60)}")
+    if isinstance(params, str) or not isinstance(params, Collection) or not all(isinstance(p, str) for p in params):
+        raise UsageError(f"cross_check: params: expected a collection of parameter names, found {safe_repr(params, 60)}")
+    if check is not None and not callable(check):
+        raise UsageError(f"cross_check: check: expected None or a deadline checker, found {type(check).__name__}")
+    limits.check(points * n * d, "MAX_CELLS", lambda: f"cross_check: {points} points of {n}×{d} inputs")
     rng = random.Random(f"symverify-numeric-{seed}")
 
     def q() -> Fraction:

@@ -13,7 +13,8 @@ from symverify.kernel.ir.analysis import levels
 from symverify.kernel.ir.circuit import Circuit, Op
 from symverify.kernel.ir.scalar import Scalar
 
-__all__ = ["Step", "CircuitPlan", "circuit_plan"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["Step", "CircuitPlan"]
 
 
 @dataclass

@@ -240,6 +240,17 @@ class BaseConvStack(nn.Module):
     """
 
     def __init__(self, n: int, d: int, inner_n: int, inner_d: int, layers: Sequence[BaseConvLayer], path: str = "auto") -> None:
+        """Sizes are positive ints and ``layers`` a list or tuple of :class:`BaseConvLayer` (else
+        :class:`ShapeError`, naming the argument); ``path`` a str."""
+        for name, v in (("n", n), ("d", d), ("inner_n", inner_n), ("inner_d", inner_d)):
+            if type(v) is not int or v < 1:
+                raise ShapeError(f"BaseConvStack: {name}: expected a positive int, found {type(v).__name__} {safe_repr(v, 40)}")
+        if not isinstance(layers, (list, tuple)) or not all(isinstance(ly, BaseConvLayer) for ly in layers):
+            found = type(layers).__name__ if not isinstance(layers, (list, tuple)) else \
+                f"a {type(next(ly for ly in layers if not isinstance(ly, BaseConvLayer))).__name__} among them"
+            raise ShapeError(f"BaseConvStack: layers: expected a list or tuple of BaseConvLayer, found {found}")
+        if type(path) is not str:
+            raise ShapeError(f"BaseConvStack: path: expected a str, found {type(path).__name__} {safe_repr(path, 40)}")
         super().__init__()
         self.n, self.d, self.inner_n, self.inner_d, self.path = n, d, inner_n, inner_d, path
         self.layers = nn.ModuleList(layers)

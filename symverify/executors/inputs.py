@@ -22,8 +22,8 @@ from symverify.kernel.semantics.rings import ModRing
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor", "exact_weights", "check_batch_memory",
-           "refuse_hooks"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor", "exact_weights", "refuse_hooks"]
 
 
 def _is_tensor(u: Any) -> bool:

@@ -63,7 +63,8 @@ from symverify.kernel.engines.plan import Bias, LayerPlan
 from symverify.kernel.ir.baseconv import Layer
 from symverify.kernel.semantics.support import Support, layer_support, support_of_cells
 
-__all__ = ["Program", "model_program", "compilable", "same_plans", "MAX_PROGRAM_CELLS"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["Program", "MAX_PROGRAM_CELLS"]
 
 MAX_PROGRAM_CELLS = 1 << 22
 """States of more than this many entries (B·N'·d') run in the generic loop: there the operations

@@ -18,6 +18,21 @@ from symverify.kernel.ir.grid import Grid
 __all__ = ["impulse_model", "dense_model"]
 
 
+def _sizes(where: str, inner_n: object, inner_d: object, layers: object) -> None:
+    """Refuse sizes that are not positive ints (:class:`ShapeError`), a layer grid of more than
+    ``MAX_CELLS`` cells or more than ``MAX_CELLS`` layers (:class:`~symverify.errors.LimitError`):
+    ``layers = 10**40`` built layers without end."""
+    from symverify.errors import ShapeError
+    from symverify.ir import limits
+
+    for name, v in (("inner_n", inner_n), ("inner_d", inner_d), ("layers", layers)):
+        if type(v) is not int or v < 1:
+            raise ShapeError(f"{where}: {name}: expected a positive int, found {type(v).__name__} {v!r:.40}")
+    grid = max(inner_n * inner_d, inner_d * inner_d)  # type: ignore[operator]
+    limits.check(grid, "MAX_CELLS", lambda: f"{where}({inner_n}, {inner_d}, {layers}): a layer's grid")
+    limits.check(layers, "MAX_CELLS", lambda: f"{where}({inner_n}, {inner_d}, {layers}): layers (one grid each)")  # type: ignore[arg-type]
+
+
 def _signs(rng: random.Random, n: int, d: int) -> Grid:
     """±1 everywhere: 1 with one rectangle of −1 spanning all columns (per position) or all rows (per channel)."""
     if rng.random() < 0.5:
@@ -32,6 +47,7 @@ def impulse_model(inner_n: int, inner_d: int, layers: int, *, n: int | None = No
     """A compiled-like model: one impulse per kernel (lag < N'/4, tap ±1 on every channel), ``W``
     zero (then ``b1`` is a ±1 sign mask) or a signed permutation (then ``b1 = 0``), and ``b2`` = 1 on
     the rows a causal shift leaves empty. On inputs in {−1, 1} every value stays in {−1, 1}."""
+    _sizes("impulse_model", inner_n, inner_d, layers)
     rng = random.Random(seed)
     out = []
     for k in range(layers):
@@ -64,6 +80,7 @@ def dense_model(inner_n: int, inner_d: int, layers: int, *, n: int | None = None
     """Dense random weights: ``W`` entries ±k/(4d'), kernels ±k/(4N'), biases ±k/4 (k ≤ 3), dyadic
     when N', d' are powers of two. ``structured``: every lag's tap and every bias row is shared by
     all channels (one rectangle each), so large models build fast; kernels stay dense in lags."""
+    _sizes("dense_model", inner_n, inner_d, layers)
     rng = random.Random(seed)
     out = []
     for _ in range(layers):

@@ -30,12 +30,12 @@ from symverify.executors.circuit_plan import CircuitPlan
 from symverify.kernel.engines._torch import one_thread_if_small, require_torch
 from symverify.kernel.engines.kernels import Pool, conv_blocked, conv_shifts
 from symverify.kernel.engines.plan import LayerPlan, ModelPlan
-from symverify.kernel.engines.states import TorchStates, embed
+from symverify.kernel.engines.states import TorchStates, embed  # noqa: F401 (importable by name)
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.semantics import layer as loop
 
-__all__ = ["run_model", "run_layer", "layer_parts", "combine", "embed", "FloatArithmetic", "TorchStates", "run_circuit",
-           "circuit_values", "read_outputs", "conv_fft"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["FloatArithmetic", "TorchStates"]
 
 
 def _mac(acc: Any, src: Any, tap: Any, one: bool, first: bool) -> None:

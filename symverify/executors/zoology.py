@@ -67,7 +67,8 @@ try:
 except ImportError:  # torch is the extra symverify[torch]: BackendUnavailableError naming it
     require_torch()
 
-__all__ = ["ZoologyBaseConv", "zoology_fft_conv", "to_zoology", "from_zoology"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["ZoologyBaseConv", "to_zoology", "from_zoology"]
 
 
 def zoology_fft_conv(u: Any, k: Any) -> Any:
@@ -94,6 +95,16 @@ class ZoologyBaseConv(nn.Module):
     """zoology's ``BaseConv`` (explicit long filter, no activation): ``conv(u) ⊙ projection(u) + u``."""
 
     def __init__(self, d_model: int, l_max: int, dtype: Any = None) -> None:
+        """``d_model`` and ``l_max`` are positive ints (a numpy integer by its value), else a
+        :class:`ShapeError`; a module of more than ``MAX_CELLS`` weights is a ``LimitError``."""
+        sizes = {"d_model": as_index(d_model), "l_max": as_index(l_max)}
+        for name, v in sizes.items():
+            if v is None or v < 1:
+                given = d_model if name == "d_model" else l_max
+                raise ShapeError(f"ZoologyBaseConv: {name}: expected a positive int, found {type(given).__name__} "
+                                 f"{safe_repr(given, 40)}")
+        d_model, l_max = sizes["d_model"], sizes["l_max"]  # type: ignore[assignment]
+        limits.check(d_model * (d_model + l_max), "MAX_CELLS", lambda: f"ZoologyBaseConv(d_model={d_model}, l_max={l_max}) weights")
         super().__init__()
         dt = resolve_dtype(dtype)
         self.d_model, self.l_max = d_model, l_max

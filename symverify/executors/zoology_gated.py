@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from symverify.errors import CompileError
 from symverify.executors.inputs import exact_weights, refuse_hooks
@@ -357,6 +357,21 @@ class _ImplicitFilter(nn.Module):
         return h * torch.exp(-t[:, :L] * self.deltas.abs())
 
 
+def _module_sizes(where: str, **sizes: object) -> None:
+    """Refuse a size that is not a positive int (:class:`ShapeError`) and a module whose largest
+    weight or buffer (``d_model × max(3·d_model, l_max)`` entries) is over ``MAX_CELLS``
+    (:class:`~symverify.errors.LimitError`), before torch allocates anything."""
+    from symverify.errors import ShapeError
+
+    for name, v in sizes.items():
+        if v is None and name == "l_max":
+            continue
+        if type(v) is not int or v < 1:
+            raise ShapeError(f"{where}: {name}: expected a positive int, found {type(v).__name__} {v!r:.40}")
+    d, length = cast(int, sizes["d_model"]), cast("int | None", sizes.get("l_max")) or 1
+    limits.check(d * max(3 * d, length), "MAX_CELLS", lambda: f"{where}(d_model={d}, l_max={length}) weights")
+
+
 class ZoologyHyena(nn.Module):
     """A local form of zoology's ``Hyena`` (``num_heads = num_blocks = 1``, not bidirectional):
     the same attributes and forward pass (``in_proj`` → depthwise causal ``short_filter`` → split
@@ -364,6 +379,8 @@ class ZoologyHyena(nn.Module):
     ``⊙ x2`` → ``out_proj``)."""
 
     def __init__(self, d_model: int, l_max: int, filter_order: int = 16, short_filter_order: int = 3) -> None:
+        _module_sizes("ZoologyHyena", d_model=d_model, l_max=l_max, filter_order=filter_order,
+                      short_filter_order=short_filter_order)
         super().__init__()
         self.d_model, self.l_max, self.short_filter_order = d_model, l_max, short_filter_order
         self.num_heads, self.num_blocks, self.bidirectional = 1, 1, False
@@ -426,6 +443,7 @@ class ZoologyH3(nn.Module):
     SSM plus ``D·kv``, times ``q``, then ``output_linear``."""
 
     def __init__(self, d_model: int, d_state: int = 8, l_max: int | None = None) -> None:
+        _module_sizes("ZoologyH3", d_model=d_model, d_state=d_state, l_max=l_max)
         super().__init__()
         self.d_model, self.H, self.N, self.L, self.head_dim = d_model, d_model, d_state, l_max, 1
         self.q_proj = nn.Linear(d_model, d_model)

@@ -47,8 +47,8 @@ from symverify.kernel.semantics.layer import Shape
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["NativeLayer", "native_layers", "run_native", "run_model_native", "run_float_model", "check_range", "fft_size",
-           "DIRECT_MAX_N"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["fft_size", "DIRECT_MAX_N"]
 
 _NATIVE_DTYPES = ("torch.float64", "torch.float32")
 DIRECT_MAX_N = 32
@@ -62,7 +62,15 @@ def fft_size(n: int) -> int:
 
     >>> [fft_size(n) for n in (1, 7, 8, 100, 4095)]
     [2, 16, 16, 200, 8192]
+
+    ``n`` not an int in ``[0, MAX_CELLS]`` is a :class:`CompileError` (the search for a 5-smooth
+    number past ``10**40`` did not end).
     """
+    from symverify.ir import limits
+
+    if type(n) is not int or not 0 <= n <= limits.MAX_CELLS:
+        raise CompileError(f"fft_size: expected an int length in [0, MAX_CELLS = {limits.MAX_CELLS}], found "
+                           f"{type(n).__name__} {n!r:.40}")
     m = max(1, n)
     while True:
         r = m

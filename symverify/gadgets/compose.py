@@ -151,7 +151,11 @@ def pad(frag: Fragment, inner_n: int, inner_d: int) -> Fragment:
 
 
 def interface_mismatch(first: Fragment, second: Fragment) -> frozenset[tuple[int, int]]:
-    """Cells ``first`` may leave nonzero that ``second`` requires to be 0 (empty when clean)."""
+    """Cells ``first`` may leave nonzero that ``second`` requires to be 0 (empty when clean).
+    Either argument not a :class:`Fragment` is an :class:`IRError`."""
+    for k, f in enumerate((first, second)):
+        if not isinstance(f, Fragment):
+            raise IRError(f"interface_mismatch: argument {k} is a {type(f).__name__}, not a Fragment")
     return frozenset(first.exit - second.entry)
 
 

@@ -45,9 +45,8 @@ __all__ = [
     "move_cols",
     "generic_layer",
     "impulse",
-    "conv_terms",
     "as_mode",
-]
+]  # conv_terms is internal (called per cell with the gadgets' own grids): importable, not checked
 
 
 def impulse(inner_n: int, inner_d: int, lag: int, cols: Sequence[int] | None = None) -> Grid:

@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import math
+import numbers
 import re
 import reprlib
 from fractions import Fraction
@@ -67,6 +68,18 @@ _LOG10_2 = 0.30102999566398120
 _LOG10_2_PRECISE = math.log10(2)
 
 
+def _int(x: object, fn: str) -> None:
+    """Refuse an ``x`` that is not an int (these printers read ``bit_length``): :class:`IRError`."""
+    if not isinstance(x, int):
+        raise IRError(f"{fn}: expected an int, found {type(x).__name__}")
+
+
+def _rational(q: object, fn: str) -> None:
+    """Refuse a ``q`` that is not a rational (an int, a ``Fraction``, a numpy integer): :class:`IRError`."""
+    if not isinstance(q, numbers.Rational):
+        raise IRError(f"{fn}: expected an int or a Fraction, found {type(q).__name__}")
+
+
 @lru_cache(maxsize=128)
 def _pow10(k: int) -> int:
     return 10**k
@@ -82,6 +95,7 @@ def digit_count(x: int) -> int:
     >>> digit_count(0), digit_count(-999), digit_count(10**5000), digit_count(10**5000 - 1)
     (1, 3, 5001, 5000)
     """
+    _int(x, "digit_count")
     x = abs(x)
     if x.bit_length() <= _SMALL_BITS:
         return len(str(x))
@@ -115,7 +129,9 @@ def int_to_str(x: int, where: str = "value", *, bounded: bool = True) -> str:
 
     Raises:
         LimitError: ``bounded`` and ``x`` has more digits than the limit (``where`` names the value).
+        IRError: ``x`` not an int.
     """
+    _int(x, "int_to_str")
     if x.bit_length() <= _SMALL_BITS:
         return str(x)
     if bounded:
@@ -131,6 +147,7 @@ def int_to_text(x: int) -> str | int:
     >>> int_to_text(255), int_to_text(-(1 << 70000))[:6]
     (255, '-0x100')
     """
+    _int(x, "int_to_text")
     if x.bit_length() <= _SMALL_BITS:
         return x
     if x.bit_length() <= DECIMAL_TEXT_BITS:
@@ -140,6 +157,7 @@ def int_to_text(x: int) -> str | int:
 
 def rational_to_text(q: int | Fraction) -> str:
     """A rational as report text (:func:`int_to_text` for its numerator and denominator)."""
+    _rational(q, "rational_to_text")
     if isinstance(q, Fraction) and q.denominator != 1:
         return f"{int_to_text(q.numerator)}/{int_to_text(q.denominator)}"
     return str(int_to_text(int(q)))
@@ -164,6 +182,8 @@ def str_to_int(digits: str, where: str = "value") -> int:
     """
     from symverify.ir import limits
 
+    if not isinstance(digits, str):
+        raise IRError(f"{where}: expected a str of decimal digits, found {type(digits).__name__}")
     neg = digits.startswith("-")
     body = digits[1:] if neg else digits
     if not _DIGITS.match(body):
@@ -190,6 +210,7 @@ def _from_digits(s: str) -> int:
 
 def rational_to_str(q: int | Fraction, where: str = "value", *, bounded: bool = True) -> str:
     """``"3"`` or ``"-1/2"``, exactly, for any size (see :func:`int_to_str`)."""
+    _rational(q, "rational_to_str")
     if isinstance(q, Fraction):
         if q.denominator == 1:
             return int_to_str(q.numerator, where, bounded=bounded)
@@ -248,6 +269,7 @@ def parse_rational(text: str, where: str = "value") -> int | Fraction:
 def show_int(x: int) -> str:
     """``x`` in full when it has at most :data:`SHOW_DIGITS` digits, else its digit count and its
     last nine digits: ``<5001-digit integer ≡ 123456789 mod 10^9>`` (``-<…>`` when negative)."""
+    _int(x, "show_int")
     if x.bit_length() <= 3 * SHOW_DIGITS:  # 2^300 < 10^91
         return str(x)
     if x.bit_length() > SHOW_BITS:
@@ -260,6 +282,7 @@ def show_int(x: int) -> str:
 
 def show_rational(q: int | Fraction) -> str:
     """A rational for people: ``"-1/2"``; long numerators and denominators abbreviated (:func:`show_int`)."""
+    _rational(q, "show_rational")
     if isinstance(q, Fraction):
         if q.denominator == 1:
             return show_int(q.numerator)
@@ -315,8 +338,10 @@ def field_repr(obj: Any) -> str:
     >>> Gate(Op.CONST, (), (10**5000 + 7,))
     Gate(op=<Op.CONST: 'const'>, args=(), coeffs=(<5001-digit integer ≡ 7 mod 10^9>,))
     """
-    from dataclasses import fields
+    from dataclasses import fields, is_dataclass
 
+    if not is_dataclass(obj):
+        raise IRError(f"field_repr: expected a dataclass instance, found {type(obj).__name__}")
     parts = ", ".join(f"{f.name}={_FULL.repr(getattr(obj, f.name))}" for f in fields(obj) if f.repr)
     return f"{type(obj).__qualname__}({parts})"
 
@@ -328,6 +353,8 @@ def short_name(text: str, width: int = 40) -> str:
     >>> short_name("a" * 50, 10)
     "'aaaaaaaaa…'"
     """
+    if not isinstance(text, str) or isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise IRError(f"short_name: expected a str and a width ≥ 1, found {type(text).__name__} and {width!r:.20}")
     return repr(text if len(text) <= width else text[: width - 1] + "…")
 
 

@@ -18,7 +18,8 @@ from symverify.ir.trace import Recorder, Wire, sum_tree
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import Sym, as_scalar, is_zero, plain_items, sym, unordered
 
-__all__ = ["Wire", "CircuitBuilder", "trace", "from_sympy", "from_matrix", "sum_tree"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["Wire", "CircuitBuilder", "trace", "from_sympy", "from_matrix"]
 
 
 class CircuitBuilder(Recorder):

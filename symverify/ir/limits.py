@@ -61,13 +61,14 @@ allocating, and report an allocation the device refuses (:func:`out_of_memory`) 
 
 from __future__ import annotations
 
+import numbers
 import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from symverify.errors import LimitError
+from symverify.errors import LimitError, UsageError
 
 __all__ = [
     "MAX_CELLS",
@@ -116,10 +117,18 @@ def check(count: int, limit: str, where: str | Callable[[], str]) -> None:
     Traceback (most recent call last):
     ...
     symverify.errors.LimitError: Grid.to_rows of a 4194305×1 grid: 4194305 cells is more than symverify.ir.limits.MAX_CELLS = 4194304 (the largest dense state or grid symverify materialises)
+
+    A ``limit`` that names no limit (it read any global of this module) or a ``count`` that is no
+    real number is a :class:`~symverify.errors.UsageError`.
     """
+    if type(limit) is not str or limit not in _WHAT:
+        raise UsageError(f"limits.check: limit: expected one of {', '.join(_WHAT)}, found {limit!r:.60}")
     value = globals()[limit]
-    if type(count) is not int and isinstance(count, int):  # an int subclass by its value: its own > could pass any count
-        count = int.__index__(count)
+    if type(count) is not int:
+        if isinstance(count, int) and not isinstance(count, bool):  # an int subclass by its value: its own > could pass any count
+            count = int.__index__(count)
+        elif isinstance(count, bool) or not isinstance(count, numbers.Real):
+            raise UsageError(f"limits.check: count: expected a number, found {type(count).__name__} (checking {limit})")
     if count > value:
         unit = {"MAX_INPUTS": "inputs", "MAX_GATES": "gates"}.get(limit, "cells")
         raise LimitError(

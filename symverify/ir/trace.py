@@ -19,7 +19,7 @@ from symverify.ir.bigint import safe_repr, show_int
 from symverify.kernel.ir.gate import Gate, Op
 from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, plain_index, power
 
-__all__ = ["Recorder", "Wire", "record", "sum_tree"]
+__all__ = ["Recorder", "Wire", "record"]  # sum_tree: internal (the builders call it with their own recorder)
 
 
 class Recorder:

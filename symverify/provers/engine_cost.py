@@ -29,7 +29,7 @@ from typing import Any
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.provers.sides import CircuitSide, ModelSide, Side
 
-__all__ = ["TORCH_MARGIN", "Estimate", "estimate", "side_seconds", "calibrate", "COSTS"]
+__all__ = ["TORCH_MARGIN", "Estimate", "calibrate", "COSTS"]  # estimate, side_seconds: internal (take prover sides)
 
 COSTS: dict[str, float] = {
     "PY_GATE": 1.2e-7,

@@ -22,7 +22,8 @@ __all__ = ["apply_stage", "check_layered"]
 
 
 def apply_stage(st: Stage, z: Sequence[Any], ring: Ring) -> list[Any]:
-    """One stage on the state ``z``."""
+    """One stage on the state ``z``; ``st`` neither a :class:`LinearStage` nor a :class:`MulStage` is
+    an :class:`IRError` (it returned None)."""
     match st:
         case LinearStage():
             out = []
@@ -36,10 +37,18 @@ def apply_stage(st: Stage, z: Sequence[Any], ring: Ring) -> list[Any]:
             r = [z[p] for p in st.perm]
             k = st.k
             return [ring.reduce(r[i] * r[k + i]) for i in range(k)] + r[2 * k :]
+        case _:
+            raise IRError(f"apply_stage: expected a LinearStage or MulStage, found {type(st).__name__}")
 
 
 def check_layered(c: Circuit, lf: LayeredForm, ring: Ring, inputs: Sequence[Any]) -> None:
-    """Evaluate both on ``inputs``; every slot must equal the value of the node that labels it."""
+    """Evaluate both on ``inputs``; every slot must equal the value of the node that labels it.
+    ``c`` not a :class:`Circuit`, ``lf`` not a :class:`LayeredForm` or ``inputs`` not a list or tuple
+    is an :class:`IRError` too."""
+    for what, v, cls in (("c", c, Circuit), ("lf", lf, LayeredForm), ("inputs", inputs, (list, tuple))):
+        if not isinstance(v, cls):
+            want = "a list or tuple" if cls == (list, tuple) else f"a {cls.__name__}"  # type: ignore[union-attr]
+            raise IRError(f"check_layered: {what}: expected {want}, found {type(v).__name__}")
     vals = eval_circuit_nodes(c, list(inputs), ring)
     z = list(inputs)
     for i, st in enumerate(lf.stages):

@@ -17,7 +17,8 @@ from typing import Any
 
 from symverify.kernel.ir.scalar import show_scalar
 
-__all__ = ["model_html", "circuit_html", "certificate_html", "compiled_html", "report_html", "factorization_html", "value_text", "visible", "escape", "MAX_ROWS"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["model_html", "circuit_html", "certificate_html", "compiled_html", "report_html", "factorization_html", "value_text", "MAX_ROWS"]
 
 MAX_ROWS = 16
 """The most resource rows a view lists before "… k more"."""

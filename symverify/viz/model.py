@@ -46,7 +46,8 @@ from symverify.viz._figure import MAX_INCHES  # the largest width or height a pl
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Role", "Occupancy", "occupancy", "plot_model", "gadget_kind", "MAX_PIXELS", "MAX_INCHES"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["Role", "Occupancy", "occupancy", "plot_model", "MAX_PIXELS", "MAX_INCHES"]
 
 MAX_PIXELS = 1 << 26
 """The largest occupancy map (``(L + 1)·N'·d'`` entries) :func:`occupancy` builds."""

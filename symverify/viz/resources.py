@@ -31,13 +31,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from symverify.errors import UsageError
-from symverify.viz.run_format import check_instance, check_run, exceeded_bounds, instance_ok, run_value
+from symverify.viz.run_format import check_instance, check_run, exceeded_bounds, instance_ok, run_value  # noqa: F401 (importable by name)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["Record", "resource_records", "load_run", "check_instance", "exceeded_bounds", "run_value", "numbers", "plot_resources", "PANELS", "x_layers"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["Record", "resource_records", "load_run", "check_instance", "run_value", "numbers", "plot_resources", "PANELS"]
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ from symverify.kernel.ir.scalar import Scalar, Sym, is_bool, show_scalar
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["plot_weights", "grid_arrays", "SYMBOLIC_COLOR"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["plot_weights", "SYMBOLIC_COLOR"]
 
 SYMBOLIC_COLOR = "#9467bd"
 _ANNOTATE_CELLS = 144

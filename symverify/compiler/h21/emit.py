@@ -23,7 +23,9 @@ from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.layered import LinearStage, MulStage, Stage
 from symverify.kernel.ir.scalar import Scalar, is_zero
 
-__all__ = ["Build", "build_model", "mul_layers"]
+# The public names. The other builders here are internal (the compiler calls them with its own objects,
+# checked once at its entry): still importable by name, not checked for arguments of other types.
+__all__ = ["Build"]
 
 
 def mul_layers(lay: Layout, v1: Sequence[int], k_rows: int, v3: Sequence[int], pending: bool,

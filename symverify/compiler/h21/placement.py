@@ -20,7 +20,9 @@ from symverify.kernel.ir.butterfly import next_power_of_two
 from symverify.kernel.ir.layered import LinearStage, MulStage, Stage
 from symverify.kernel.ir.scalar import is_zero
 
-__all__ = ["compact_product_layout", "packed_product_layout", "smallest_shift"]
+# The public names. The other builders here are internal (the compiler calls them with its own objects,
+# checked once at its entry): still importable by name, not checked for arguments of other types.
+__all__ = []
 
 
 Cand = tuple[tuple[int, ...], tuple[int, ...], int]

@@ -48,7 +48,9 @@ from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.layered import LayeredForm, LinearStage, MulStage, Stage, layered_form
 from symverify.kernel.ir.scalar import Scalar
 
-__all__ = ["EXACT_PLAN_WORK", "PLANS", "Prepared", "needed_part", "plan_stages", "planned_size", "prepare"]
+# The public names. The other builders here are internal (the compiler calls them with its own objects,
+# checked once at its entry): still importable by name, not checked for arguments of other types.
+__all__ = ["EXACT_PLAN_WORK", "PLANS", "Prepared"]
 
 
 EXACT_PLAN_WORK = 768

@@ -25,7 +25,9 @@ from symverify.kernel.ir.butterfly import ButterflyFactor, bbstar_strides, next_
 from symverify.kernel.ir.layered import LinearStage
 from symverify.kernel.ir.scalar import Scalar, is_zero
 
-__all__ = ["Route", "StageRoute", "bbstar_groups", "stage_matrix", "stage_factors", "stage_route", "expensive_copy", "route_layers"]
+# The public names. The other builders here are internal (the compiler calls them with its own objects,
+# checked once at its entry): still importable by name, not checked for arguments of other types.
+__all__ = ["Route", "StageRoute"]
 
 
 Route = Literal["identity", "diagonal", "butterfly", "permutation", "selection", "sparse"]

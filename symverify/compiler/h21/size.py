@@ -7,7 +7,9 @@ takes ``≤ 2w + 1`` positions and every stage's compact layout ``≤ 2w + tw + 
 
 from __future__ import annotations
 
-__all__ = ["log2_ceil", "stated_size"]
+# The public names. The other builders here are internal (the compiler calls them with its own objects,
+# checked once at its entry): still importable by name, not checked for arguments of other types.
+__all__ = []
 
 
 def log2_ceil(x: int) -> int:

@@ -397,7 +397,10 @@ def param_names(values: object) -> frozenset[str]:
 
 def power(base: Any, k: int) -> Any:
     """``base ** k`` for an int ``k ≥ 1`` by repeated squaring (``⌊log2 k⌋`` squarings and at most
-    as many products), for any value with ``*``: scalars, bounds, wires."""
+    as many products), for any value with ``*``: scalars, bounds, wires. Another ``k`` is an
+    :class:`IRError` (a negative one looped forever, ``-1 >> 1`` being ``-1``; 0 returned None)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise IRError(f"power: expected an int exponent k ≥ 1, found {type(k).__name__} {safe_repr(k, 40)}")
     result: Any = None
     while k:
         if k & 1:

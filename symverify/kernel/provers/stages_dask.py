@@ -40,13 +40,19 @@ An exception a task's stage check raised itself (twice: it is retried once) is r
 caller, as the local loop raises it (an internal error, exit 3 on the command line), never read as
 ``unknown``; a task that could not be loaded or run on its worker (a worker whose older symverify
 lacks :func:`versioned_stages` fails to unpickle it: ``ImportError``, ``AttributeError``, a pickling
-error) stops the check at its first stage, ``crashed`` with that error, ``unknown``.
+error) stops the check at its first stage, ``crashed`` with that error, ``unknown``. So does an
+exception of the stage check that does not pickle (Dask sends ``Exception(repr(e))`` in its place,
+unmarked): the note names its type and message
+(:func:`~symverify.provers.dask_address.text_only_error`).
 **Deadline.** The deadline is sent as wall-clock time and turned back into the worker's own
 monotonic clock (so clocks that disagree shift it by their difference); the wait here stops at
 the deadline too, waiting at most :data:`WAIT_SLICE` seconds at a time (a deadline beyond what one
 wait can take, ``math.inf`` included, is waited for, never read as a lost task). A scheduler not
 reached (connected, with a worker) by the deadline stops the check there with ``"timeout"``, as the
-local check at its deadline; without a deadline, or before it, that is a ``UsageError``.
+local check at its deadline; without a deadline, or before it, that is a ``UsageError``. With
+``scheduler="local"`` starting the cluster's processes is not bounded by the deadline (seconds on
+a loaded machine), and its workers are killed after :data:`~symverify.provers.dask_address.STOP_WAIT` s on
+closing, so a check past its deadline ends about that much later.
 
 Only this module imports ``distributed`` (``pip install 'symverify[dask]'``), and only when a
 scheduler is given.
@@ -85,7 +91,7 @@ from symverify.kernel.provers.compositional import (
 from symverify.kernel.provers.exact import IN_PROCESS_BITS
 from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS
 from symverify.kernel.semantics.poly import PolyBackend
-from symverify.provers.dask_address import check_address, is_client, open_client
+from symverify.provers.dask_address import check_address, is_client, open_client, text_only_error
 
 __all__ = ["build_identity", "check_address", "check_certificate_dask", "check_stages", "guarded_stages", "versioned_stages",
            "stage_runs", "pack", "unpack",
@@ -377,6 +383,14 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
             if erred and getattr(e, RAISED_HERE, False) is True:
                 raise  # the stage check's own exception (twice): the local check raises it too
             why = " ".join(str(e).split())[:300] or "no detail"
+            text = text_only_error(e) if erred else None
+            if text is not None:  # an exception that does not pickle: Dask sent its text only, unmarked
+                kind, said = (" ".join(t.split())[:300] for t in text)
+                outcomes.append(StageOutcome(a, stopped="crashed", note=(
+                    f"stages [{a}, {b}) ran as a Dask task that raised {kind}: {said or 'no message'} (on its worker; "
+                    "an exception that does not pickle, so Dask sent only its text and it is not raised here); "
+                    "the check did not finish")))
+                break
             outcomes.append(StageOutcome(a, stopped="crashed", note=(
                 f"stages [{a}, {b}) ran as a Dask task that could not be loaded or run on its worker "
                 f"({type(e).__name__}: {why}); is the same symverify installed on every worker? "
