@@ -47,7 +47,7 @@ __all__ = [
     "WIDTH", "ParametricError", "IExpr", "Lit", "Var", "Bin", "Ite", "Cond", "Cmp", "BoolOp", "Not", "TRUE", "FALSE",
     "Pred", "pred", "predicates", "call_predicate", "Value", "Num", "Inp", "Fam", "VSum", "VProd", "VIf",
     "var", "lit", "as_iexpr", "pow2", "mod_pow2", "ite", "bit", "lt", "le", "gt", "ge", "eq", "ne", "all_of", "any_of",
-    "inp", "fam", "where", "as_value", "ZERO", "ONE", "MAX_NESTING", "nesting", "MAX_NODES", "node_count",
+    "inp", "fam", "where", "as_value", "ZERO", "ONE", "MAX_NESTING", "nesting", "MAX_NODES", "node_count", "env_value",
 ]
 
 WIDTH = 64
@@ -166,9 +166,12 @@ class IExpr:
 
     def eval(self, env: Mapping[str, int]) -> int:
         """The value at the variable assignment ``env``; :class:`ParametricError` where undefined.
-        Each node is evaluated once (by identity), so the cost is linear in the nodes held in
-        memory however often a subexpression is shared."""
-        return _eval_i(self, env)
+        ``env`` maps each variable read to an ``int`` in ``[0, 2^WIDTH)`` (an ``int`` subclass by its
+        plain value); anything else read (a negative int, a bool, a float, a numpy integer) is a
+        :class:`ParametricError` naming the variable, never computed with. Each node is evaluated
+        once (by identity), so the cost is linear in the nodes held in memory however often a
+        subexpression is shared."""
+        return _eval_i(self, _env_mapping(env))
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,8 +272,9 @@ class Cond:
                               "evaluate one with .eval(env)")
 
     def eval(self, env: Mapping[str, int]) -> bool:
-        """The truth value at ``env`` (short-circuit), each node evaluated once (:meth:`IExpr.eval`)."""
-        return _eval_c(self, env)
+        """The truth value at ``env`` (short-circuit), each node evaluated once; ``env`` as
+        :meth:`IExpr.eval` reads it."""
+        return _eval_c(self, _env_mapping(env))
 
 
 _CMPS = ("<", "<=", "==", "!=")
@@ -639,6 +643,26 @@ def where(cond: Cond, a: object, b: object = 0) -> Value:
 # ---- concrete evaluation -------------------------------------------------------------------------
 
 
+def _env_mapping(env: object) -> Mapping[str, int]:
+    """``env`` if it is a mapping (of variable names to values), else :class:`ParametricError`."""
+    if not isinstance(env, Mapping):
+        raise ParametricError(f"variable assignment: expected a mapping {{name: int}}, found {type(env).__name__} {safe_repr(env, 60)}")
+    return env
+
+
+def env_value(name: str, v: object) -> int:
+    """The value ``v`` an assignment gives the index variable ``name``, as the ``int`` an index
+    expression denotes: an ``int`` in ``[0, 2^WIDTH)`` (an ``int`` subclass by its plain value),
+    else :class:`ParametricError` naming the variable. A value outside the language was computed
+    with as it came: ``i + 1`` at ``i = -5`` was ``-4``, at ``i = 0.5`` ``1.5``, and at a numpy
+    ``int64`` near ``2^63`` the sum wrapped to a negative number."""
+    x = plain_int(v)
+    if type(x) is int and 0 <= x < _TOP:
+        return x
+    raise ParametricError(f"index variable {name}: expected an int in [0, 2^{WIDTH}) as its value, found "
+                          f"{type(v).__name__} {safe_repr(v, 60)}")
+
+
 def _eval_i(e: IExpr, env: Mapping[str, int], memo: dict[int, object] | None = None) -> int:
     """``e`` at ``env``; ``memo`` holds the value of every node already evaluated in this walk, by
     identity, so a subexpression shared ``k`` times is evaluated once: the walk is linear in the
@@ -647,9 +671,10 @@ def _eval_i(e: IExpr, env: Mapping[str, int], memo: dict[int, object] | None = N
         return e.value
     if isinstance(e, Var):
         try:
-            return env[e.name]
+            v = env[e.name]
         except KeyError:
             raise ParametricError(f"index variable {e.name!r} has no value (known: {sorted(env)})") from None
+        return v if type(v) is int and 0 <= v < _TOP else env_value(e.name, v)
     if memo is None:
         memo = {}
     hit = memo.get(id(e))

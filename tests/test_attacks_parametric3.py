@@ -1,0 +1,63 @@
+"""Adversarial and careless inputs to the parametric language's public evaluation functions
+(``IExpr.eval``, ``Cond.eval``, ``instantiate``, ``spec_at``, ``cell_value``, ``failing_cells``):
+each is refused with a :class:`ParametricError` saying what was expected, what was found and
+where — never computed with as something outside the language, never a bare Python exception."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symverify.kernel.parametric import bulk
+from symverify.kernel.parametric.concrete import eval_value
+from symverify.parametric import ParametricError, inp, ite, lt, pow2, var
+
+i, s = var("i"), var("s")
+
+
+# ---- the values of an assignment are the language's integers ------------------------------------
+@pytest.mark.parametrize("value, found", [(-5, "int -5"), (0.5, "float 0.5"), (True, "bool True"),
+                                          (2**64, f"int {2**64}"), (np.int64(2**63 - 1), "int64")])
+def test_an_index_expression_refuses_a_value_outside_its_integers(value: Any, found: str) -> None:
+    # ``i + 1`` at i = -5 was -4, at 0.5 was 1.5, and at numpy's 2^63 - 1 wrapped to -2^63
+    with pytest.raises(ParametricError, match=rf"index variable i: expected an int in \[0, 2\^64\) as its value, found {found}"):
+        (i + 1).eval({"i": value})
+
+
+def test_a_condition_refuses_a_value_outside_the_integers() -> None:
+    # ``i < 1`` at i = 0.5 was True: a cell between two rows
+    with pytest.raises(ParametricError, match=r"index variable i: expected an int .* found float 0.5"):
+        lt(i, 1).eval({"i": 0.5})
+
+
+def test_an_int_subclass_is_read_as_its_plain_value() -> None:
+    class Lying(int):
+        def __add__(self, o: object) -> int:
+            return 99
+
+    assert (i + 1).eval({"i": Lying(3)}) == 4
+
+
+def test_an_assignment_that_is_not_a_mapping_is_refused() -> None:
+    with pytest.raises(ParametricError, match=r"variable assignment: expected a mapping .* found str 'x'"):
+        eval_value(inp(i, 0), "x", state=lambda r, c: 1)  # type: ignore[arg-type]
+    with pytest.raises(ParametricError, match=r"variable assignment: expected a mapping .* found list"):
+        (i + 1).eval([("i", 1)])  # type: ignore[arg-type]
+
+
+def test_the_bulk_evaluation_refuses_a_value_as_the_cell_by_cell_one_does() -> None:
+    rows, chans = np.arange(3, dtype=np.int64), np.zeros(3, dtype=np.int64)
+    with pytest.raises(ParametricError, match=r"index variable s: expected an int .* found float 1.5"):
+        bulk.index(i + s, {"s": 1.5}, rows, chans, {})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**64 - 1), st.integers(0, 63))
+def test_every_value_in_range_evaluates_as_the_integers(x: int, k: int) -> None:
+    e = ite(lt(i, pow2(k)), i, i >> k)
+    assert e.eval({"i": x}) == (x if x < 2**k else x >> k)
+    assert e.eval({"i": np.uint64(x).item()}) == e.eval({"i": x})
