@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 from symverify.kernel.parametric import bulk
 from symverify.kernel.parametric.concrete import eval_value
-from symverify.parametric import ParametricError, inp, ite, lt, pow2, var
+from symverify.parametric import ParametricError, inp, instantiate, ite, library, lt, pow2, var
 
 i, s = var("i"), var("s")
+SHIFT = {"N": 4, "d": 1, "s": 1}
 
 
 # ---- the values of an assignment are the language's integers ------------------------------------
@@ -61,3 +62,18 @@ def test_every_value_in_range_evaluates_as_the_integers(x: int, k: int) -> None:
     e = ite(lt(i, pow2(k)), i, i >> k)
     assert e.eval({"i": x}) == (x if x < 2**k else x >> k)
     assert e.eval({"i": np.uint64(x).item()}) == e.eval({"i": x})
+
+
+# ---- the parameter values of an instance ---------------------------------------------------------
+def test_parameters_of_several_key_types_are_named_not_a_type_error() -> None:
+    # sorting the unknown names {1, "x"} raised TypeError: '<' not supported between 'str' and 'int'
+    with pytest.raises(ParametricError, match=r"gadget cyclic_shift: unknown parameters 'x', 1 \(parameters: N, d, s\)"):
+        instantiate(library.cyclic_shift(), {**SHIFT, 1: 2, "x": 3})  # type: ignore[dict-item]
+
+
+def test_a_missing_parameter_is_named_missing_with_its_range() -> None:
+    # was "parameter s needs an int value, found None", as if None had been given
+    with pytest.raises(ParametricError, match=r"parameter s is missing; expected an int in \[0, 1099511627775\] \(given: 'N', 'd'\)"):
+        instantiate(library.cyclic_shift(), {"N": 4, "d": 1})
+    with pytest.raises(ParametricError, match=r"parameter s needs an int value, found None"):
+        instantiate(library.cyclic_shift(), {**SHIFT, "s": None})

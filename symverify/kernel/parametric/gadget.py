@@ -370,15 +370,20 @@ class Gadget:
             raise ParametricError(f"gadget {self.name}: expected the parameter values as a mapping {{name: int}}, found {type(values).__name__}")
         out: dict[str, int] = {}
         for p in self.params:
-            v = plain_int(values.get(p.name))  # an int subclass as its plain value (its own <=, + … could lie)
+            if p.name not in values:  # not "found None": a value of None given is another mistake
+                given = ", ".join(sorted(map(repr, values))) or "none"
+                raise ParametricError(f"gadget {self.name}: parameter {p.name} is missing; expected an int in "
+                                      f"[{p.lo}, {p.hi}] (given: {given})")
+            v = plain_int(values[p.name])  # an int subclass as its plain value (its own <=, + … could lie)
             if not isinstance(v, int) or isinstance(v, bool):
                 raise ParametricError(f"gadget {self.name}: parameter {p.name} needs an int value, found {safe_repr(v)}")
             if not p.lo <= v <= p.hi:
                 raise ParametricError(f"gadget {self.name}: parameter {p.name} = {safe_repr(v)} outside its range [{p.lo}, {p.hi}]")
             out[p.name] = v
         extra = set(values) - set(out)
-        if extra:
-            raise ParametricError(f"gadget {self.name}: unknown parameters {sorted(extra)}")
+        if extra:  # by their reprs: names of several types (a str and an int) have no order among them
+            raise ParametricError(f"gadget {self.name}: unknown parameters {', '.join(sorted(map(repr, extra)))} "
+                                  f"(parameters: {', '.join(out) or 'none'})")
         if not self.where.eval(out):
             raise ParametricError(f"gadget {self.name}: parameters {out} violate its condition {self.where}")
         return out
