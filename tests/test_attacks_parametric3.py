@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.kernel.parametric import bulk
-from symverify.kernel.parametric.concrete import eval_value
+from symverify.kernel.parametric.concrete import cell_value, eval_value, failing_cells, spec_at
 from symverify.parametric import ParametricError, inp, instantiate, ite, library, lt, pow2, var
 
-i, s = var("i"), var("s")
+i, q, N, s = var("i"), var("q"), var("N"), var("s")
 SHIFT = {"N": 4, "d": 1, "s": 1}
 
 
@@ -77,3 +77,23 @@ def test_a_missing_parameter_is_named_missing_with_its_range() -> None:
         instantiate(library.cyclic_shift(), {"N": 4, "d": 1})
     with pytest.raises(ParametricError, match=r"parameter s needs an int value, found None"):
         instantiate(library.cyclic_shift(), {**SHIFT, "s": None})
+
+
+# ---- the input state and the state's size --------------------------------------------------------
+@pytest.mark.parametrize("state, found", [(None, "NoneType None"), ([[1], [2]], r"list \[\[1\], \[2\]\]"), (5, "int 5")])
+def test_an_input_state_that_is_not_a_callable_is_refused(state: Any, found: str) -> None:
+    # functools.cache raised a bare TypeError ("the first argument must be callable")
+    g = library.cyclic_shift()
+    for call in (lambda: spec_at(g, SHIFT, 0, 0, state), lambda: cell_value(g, SHIFT, 0, 0, state)):
+        with pytest.raises(ParametricError, match=rf"gadget cyclic_shift: state: expected a callable on cells \(r, c\) .* found {found}"):
+            call()
+    if state is not None:  # eval_value's None is no state: reading an input cell is then the error
+        with pytest.raises(ParametricError, match=rf"eval_value: state: expected a callable .* found {found}"):
+            eval_value(inp(i, 0), {"i": 0}, state=state)
+
+
+@pytest.mark.parametrize("nn, dd, found", [(-1, 2, "-1×2"), (2.0, 2, "2.0×2"), (2, True, "2×True")])
+def test_failing_cells_refuses_a_state_size_that_is_no_count(nn: Any, dd: Any, found: str) -> None:
+    # numpy raised ValueError("negative dimensions are not allowed"), a float TypeError
+    with pytest.raises(ParametricError, match=rf"gadget mul_stage: failing_cells: expected the state's rows and columns as ints ≥ 0, found {found}"):
+        failing_cells(library.mul_stage(), {}, nn, dd, {"V1": set(), "V3": set()})

@@ -183,7 +183,16 @@ def eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
     float is a :class:`ParametricError` naming the cell). Each family member, predicate point and
     input cell is read once (module docstring)."""
     with _block_once(None):
-        return _eval_value(v, env, read_once(fams), None if state is None else _read_once(state))
+        return _eval_value(v, env, read_once(fams), None if state is None else _read_once(_state(state, "eval_value")))
+
+
+def _state(state: object, where: str) -> Callable[[int, int], Any]:
+    """``state`` if it is callable (the input on cells ``(r, c)``), else :class:`ParametricError`
+    (``functools.cache`` raised a bare ``TypeError`` for ``None`` or a list of rows)."""
+    if not callable(state):
+        raise ParametricError(f"{where}: state: expected a callable on cells (r, c) giving the input value, "
+                              f"found {type(state).__name__} {safe_repr(state, 60)}")
+    return cast(Callable[[int, int], Any], state)
 
 
 def _eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
@@ -623,9 +632,13 @@ def failing_cells(g: Gadget, env: Mapping[str, int], nn: int, dd: int, preds: Ma
     each node once; cell by cell where int64 cannot hold a value). The one check of a placement against
     ``assume``: an instance's (:func:`instantiate`) and a ∀-witness's (its re-check and repair). Each
     predicate point is read once (module docstring)."""
+    sizes_ = [as_index(n) for n in (nn, dd)]  # the state's size, as ints ≥ 0 (numpy's negative dimensions
+    if any(n is None or n < 0 for n in sizes_):  # error, or a float's TypeError, otherwise)
+        raise ParametricError(f"gadget {g.name}: failing_cells: expected the state's rows and columns as ints ≥ 0, "
+                              f"found {safe_repr(nn, 40)}×{safe_repr(dd, 40)}")
     view = _placement_once(g, preds or {})
     with predicates({**_block_view(g, view.keys()), **view}):
-        return _failing(g, env, nn, dd, view, first)
+        return _failing(g, env, cast(int, sizes_[0]), cast(int, sizes_[1]), view, first)
 
 
 def _failing(g: Gadget, env: Mapping[str, int], nn: int, dd: int, preds: Mapping[str, Placement], first: bool) -> list[tuple[int, int]]:
@@ -690,7 +703,7 @@ def entry_state(g: Gadget, env: Mapping[str, int], state: Callable[[int, int], A
     (``state`` and ``entry`` alike: its first answer is kept). A value read must be exact (an int,
     Fraction or ``Sym``, or what :func:`as_scalar` reads as one): a float is a
     :class:`ParametricError` naming the gadget, the cell and the type."""
-    state = _read_once(state)
+    state = _read_once(_state(state, f"gadget {g.name}"))
     where = f"gadget {g.name}: "
 
     def read(r: int, c: int) -> Any:
