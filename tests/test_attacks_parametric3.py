@@ -14,7 +14,22 @@ from hypothesis import strategies as st
 
 from symverify.kernel.parametric import bulk
 from symverify.kernel.parametric.concrete import cell_value, eval_value, failing_cells, spec_at
-from symverify.parametric import ParametricError, inp, instantiate, ite, library, lt, pow2, var
+from symverify.kernel.provers.forall import prove_forall
+from symverify.parametric import (
+    Gadget,
+    Param,
+    ParametricError,
+    PLayer,
+    inp,
+    instantiate,
+    ite,
+    library,
+    lt,
+    pow2,
+    tap,
+    var,
+)
+from symverify.scripts.instances import forall_instance
 
 i, q, N, s = var("i"), var("q"), var("N"), var("s")
 SHIFT = {"N": 4, "d": 1, "s": 1}
@@ -97,3 +112,36 @@ def test_failing_cells_refuses_a_state_size_that_is_no_count(nn: Any, dd: Any, f
     # numpy raised ValueError("negative dimensions are not allowed"), a float TypeError
     with pytest.raises(ParametricError, match=rf"gadget mul_stage: failing_cells: expected the state's rows and columns as ints ≥ 0, found {found}"):
         failing_cells(library.mul_stage(), {}, nn, dd, {"V1": set(), "V3": set()})
+
+
+# ---- the gadget's name heads its verdicts ----------------------------------------------------------
+def _copy(name: str) -> Gadget:
+    return Gadget(name, (Param("N", 1, 8), Param("d", 1, 4)), N, var("d"), (PLayer(b1=1, h=(tap(0),)),), inp(i, q))
+
+
+@pytest.mark.parametrize("name", ["other: N ∈ [1, 2^40]", "a\nb", "", "shift down", "x.", ".x", "a..b", "1x"])
+def test_a_gadget_name_that_could_write_a_verdict_is_refused(name: str) -> None:
+    # "other: N ∈ [1, 2^40]" made the ∀ row of a proof for N ∈ [1, 8] read "∀ other: N ∈ [1, 2^40]: N ∈ [1, 8], …"
+    with pytest.raises(ParametricError, match=r"gadget name: expected an identifier, or identifiers joined by dots \(lib.shift\), found"):
+        _copy(name)
+
+
+@pytest.mark.parametrize("name", ["shift", "lib.shift", "a.b.c", "ℕshift", "_x"])
+def test_identifiers_and_dotted_names_are_kept(name: str) -> None:
+    assert _copy(name).name == name
+
+
+def test_a_gadget_name_is_read_as_its_characters() -> None:
+    # a str subclass printed as another name in the verdict and the ∀ row, under the seal
+    class Other(str):
+        def __str__(self) -> str:
+            return "trusted"
+
+        def __format__(self, spec: str) -> str:
+            return "trusted"
+
+    g = _copy(Other("evil"))
+    assert type(g.name) is str and g.name == "evil"
+    r = prove_forall(g, timeout=60)
+    assert r.proved and str(r).startswith("evil: proved for all N ∈ [1, 8], d ∈ [1, 4]")
+    assert forall_instance(g).name == "∀ evil: N ∈ [1, 8], d ∈ [1, 4]"

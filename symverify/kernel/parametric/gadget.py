@@ -245,6 +245,14 @@ class Gadget:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise ParametricError(f"gadget name: expected a str, found {type(self.name).__name__} {safe_repr(self.name, 60)}")
+        # the name heads every verdict and ∀ row about the gadget (``NAME: proved for all RANGES``,
+        # ``∀ NAME: RANGES``): read as its characters (a str subclass printed another name), and one
+        # identifier or several joined by dots (``lib.shift``), so that no space, colon or line break
+        # in it can write ranges the claim was not proved for
+        object.__setattr__(self, "name", plain_str(self.name))
+        if not all(part.isidentifier() for part in self.name.split(".")):
+            raise ParametricError(f"gadget name: expected an identifier, or identifiers joined by dots (lib.shift), "
+                                  f"found {safe_repr(self.name, 60)}: it heads every verdict about the gadget")
         if not isinstance(self.doc, str):
             raise ParametricError(f"gadget {self.name} doc: expected a str, found {type(self.doc).__name__}")
         object.__setattr__(self, "params", _seq(self.params, f"gadget {self.name} params", "Params"))
