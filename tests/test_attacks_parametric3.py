@@ -26,6 +26,7 @@ from symverify.parametric import (
     library,
     lt,
     pow2,
+    pred,
     tap,
     var,
 )
@@ -145,3 +146,25 @@ def test_a_gadget_name_is_read_as_its_characters() -> None:
     r = prove_forall(g, timeout=60)
     assert r.proved and str(r).startswith("evil: proved for all N ∈ [1, 8], d ∈ [1, 4]")
     assert forall_instance(g).name == "∀ evil: N ∈ [1, 8], d ∈ [1, 4]"
+
+
+# ---- a gadget changed after it was built -----------------------------------------------------------
+def test_a_field_changed_after_the_build_is_checked_by_prove_forall() -> None:
+    # object.__setattr__ skipped the constructor's checks: an assume reading no predicate (true at no
+    # cell) was ignored, and the wrong spec "refuted" under a hypothesis no input satisfies
+    g = _copy("g")
+    object.__setattr__(g, "spec", inp(i, q) + 1)
+    object.__setattr__(g, "assume", lt(i, 0))
+    with pytest.raises(ParametricError, match=r"gadget g assume: i < 0 constrains free predicates, and the gadget has none"):
+        prove_forall(g, timeout=60)
+
+
+def test_predicate_names_cached_before_a_change_are_not_read_by_prove_forall() -> None:
+    # the names cached by the gadget before ``assume`` was replaced said it had no predicate: the
+    # contradictory assume was never checked, and the claim was refuted instead of refused as vacuous
+    g = _copy("g")
+    object.__setattr__(g, "spec", inp(i, q) + 1)
+    assert g.predicate_names == frozenset()
+    object.__setattr__(g, "assume", pred("P", i, q) & ~pred("P", i, q))
+    with pytest.raises(ParametricError, match=r"gadget g: its assumptions \(P\(i, q\) and not P\(i, q\)\) hold for no placement"):
+        prove_forall(g, timeout=60)
