@@ -20,6 +20,7 @@ from symverify.parametric import (
     Param,
     ParametricError,
     PLayer,
+    fam,
     inp,
     instantiate,
     ite,
@@ -29,6 +30,7 @@ from symverify.parametric import (
     pred,
     tap,
     var,
+    where,
 )
 from symverify.scripts.instances import forall_instance
 
@@ -168,3 +170,18 @@ def test_predicate_names_cached_before_a_change_are_not_read_by_prove_forall() -
     object.__setattr__(g, "assume", pred("P", i, q) & ~pred("P", i, q))
     with pytest.raises(ParametricError, match=r"gadget g: its assumptions \(P\(i, q\) and not P\(i, q\)\) hold for no placement"):
         prove_forall(g, timeout=60)
+
+
+# ---- instances at the top of the 64-bit range --------------------------------------------------------
+@pytest.mark.parametrize("n", [2**62, 2**63 - 1, 2**63, 2**63 + 5, 2**64 - 1])
+def test_a_state_of_2_to_the_63_rows_or_more_is_built(n: int) -> None:
+    # a bias of more than 16 blocks is evaluated in bulk over int64 arrays of its bounds: numpy raised
+    # OverflowError ("Python int too large to convert to C long") at N' ≥ 2^63, a size in the declared range
+    d = var("d")
+    sizes_ = (Param("N", 1, 2**64 - 1), Param("d", 1, 64))
+    g = Gadget("top", sizes_, N, d, (PLayer(b1=where(lt(i, N - 1), fam("B", q)), h=(tap(0),)),),
+               where(lt(i, N - 1), fam("B", q) * inp(i, q)))
+    (layer,) = instantiate(g, {"N": n, "d": 20})
+    assert layer.b1.rows == n
+    assert [r[:4] for r in layer.b1.rects] == [(0, n - 1, c, c + 1) for c in range(20)]
+    assert [str(r[4]) for r in layer.b1.rects] == [f"B[{c}]" for c in range(20)]

@@ -46,6 +46,7 @@ from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_canonical, is_zero, sym
+from symverify.kernel.parametric.bulk import _LIMIT as _INT64_EXACT
 from symverify.kernel.parametric.bulk import CellSet, Placement
 from symverify.kernel.parametric.expr import (
     _PREDICATES,
@@ -342,7 +343,7 @@ def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None
     # each block is evaluated on its own (a bias varying per row at N' = 2^40 is 2^40 of them): at
     # most MAX_PAINT, the cells symverify expands one by one, refused before anything is allocated
     limits.check(blocks, "MAX_PAINT", lambda: f"{where} at {env}: a {show_int(nn)}×{show_int(dd)} bias evaluated block by block")
-    if blocks > _BULK_FROM:
+    if blocks > _BULK_FROM and max(nn, dd) <= _BULK_LIMIT:  # bounds as int64 arrays (_BULK_LIMIT)
         bulk_rects = _bias_bulk(v, env, (rcuts, nn), (ccuts, dd), fams, preds or {})
         if bulk_rects is not None:
             return _block_grid(nn, dd, bulk_rects)
@@ -356,6 +357,10 @@ def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None
 
 
 _BULK_FROM = 16  # blocks; fewer are evaluated one by one
+_BULK_LIMIT = _INT64_EXACT
+"""The largest ``N'`` and ``d'`` whose blocks are evaluated in bulk (their bounds are int64 arrays, exact
+below ``2^62``: numpy raised ``OverflowError`` on a state of ``2^63`` rows); a larger state's few blocks are
+evaluated one by one."""
 _AS_GIVEN = (int, Sym)
 """The values a family member or an input cell is taken as given: a ``Fraction`` is read through
 ``as_scalar`` (its numerator and denominator may be numpy integers, or not in lowest terms)."""
