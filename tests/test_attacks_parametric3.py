@@ -5,6 +5,7 @@ where — never computed with as something outside the language, never a bare Py
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ from symverify.parametric import (
     instantiate,
     ite,
     library,
+    lit,
     lt,
     pow2,
     pred,
@@ -185,3 +187,43 @@ def test_a_state_of_2_to_the_63_rows_or_more_is_built(n: int) -> None:
     assert layer.b1.rows == n
     assert [r[:4] for r in layer.b1.rects] == [(0, n - 1, c, c + 1) for c in range(20)]
     assert [str(r[4]) for r in layer.b1.rects] == [f"B[{c}]" for c in range(20)]
+
+
+# ---- declared family sizes ------------------------------------------------------------------------------
+class _SecondReadDiffers(Mapping[object, tuple[object, ...]]):
+    """Names ``B`` at the first iteration, ``B``, ``a b`` and ``3`` at every later one."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def __getitem__(self, k: object) -> tuple[object, ...]:
+        return (N,)
+
+    def __len__(self) -> int:
+        return 1
+
+    def __iter__(self) -> Iterator[object]:
+        self.reads += 1
+        return iter(["B"] if self.reads == 1 else ["B", "a b", 3])
+
+
+def _copy_with(families: object) -> Gadget:
+    return Gadget("g", (Param("N", 1, 4),), N, 1, (PLayer(b1=1, h=(tap(0),)),), inp(i, q), families=families)  # type: ignore[arg-type]
+
+
+def test_the_declared_families_are_read_once() -> None:
+    # the names were checked at one iteration and kept from another: "a b" and 3 were declared families
+    assert dict(_copy_with(_SecondReadDiffers()).families) == {"B": (N,)}
+
+
+def test_a_family_named_in_or_declared_twice_is_refused() -> None:
+    with pytest.raises(ParametricError, match=r"families: expected identifier names other than 'in' \(the input cells\), found 'in'"):
+        _copy_with({"in": (N,)})
+
+    class Name(str):
+        def __hash__(self) -> int:
+            return 7
+
+    # two keys of one name (a str subclass hashing otherwise): one size was dropped silently
+    with pytest.raises(ParametricError, match="family B declared twice; expected one size per family"):
+        _copy_with({"B": (N,), Name("B"): (lit(2),)})

@@ -270,11 +270,18 @@ class Gadget:
                 raise ParametricError(f"gadget {self.name} {what}: expected a Cond (lt, eq, bit, ...), found {type(c).__name__} {safe_repr(c, 60)}")
         if not isinstance(self.families, Mapping):
             raise ParametricError(f"gadget {self.name} families: expected a mapping from names to index sizes, found {type(self.families).__name__}")
-        for fname, size in self.families.items():
-            if not isinstance(fname, str) or not fname.isidentifier():
-                raise ParametricError(f"gadget {self.name} families: expected identifier names, found {safe_repr(fname, 60)}")
-            _seq(size, f"gadget {self.name} family {fname} size", "index expressions")
-        object.__setattr__(self, "families", Families({plain_str(k): tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()}))
+        # read once: the names checked are the names kept (a mapping iterating otherwise at a second
+        # read declared a family "a b" past the check), each name once as its characters
+        declared: dict[str, tuple[IExpr, ...]] = {}
+        for fname, size in list(self.families.items()):
+            fname = plain_str(fname)
+            if not isinstance(fname, str) or not fname.isidentifier() or fname == "in":
+                raise ParametricError(f"gadget {self.name} families: expected identifier names other than 'in' (the input "
+                                      f"cells), found {safe_repr(fname, 60)}")
+            if fname in declared:
+                raise ParametricError(f"gadget {self.name} families: family {fname} declared twice; expected one size per family")
+            declared[fname] = tuple(as_iexpr(x) for x in _seq(size, f"gadget {self.name} family {fname} size", "index expressions"))
+        object.__setattr__(self, "families", Families(declared))
         fields = ("rows", "cols", "where", "care", "entry", "assume", "spec", "layers", "cases", "families")
         # before any walk over them (the nesting's included): a shared subexpression is walked once per use
         count = node_count(tuple(tuple(self.families.values()) if what == "families" else getattr(self, what) for what in fields), MAX_NODES)
