@@ -227,3 +227,10 @@ def test_a_family_named_in_or_declared_twice_is_refused() -> None:
     # two keys of one name (a str subclass hashing otherwise): one size was dropped silently
     with pytest.raises(ParametricError, match="family B declared twice; expected one size per family"):
         _copy_with({"B": (N,), Name("B"): (lit(2),)})
+
+
+@pytest.mark.parametrize("preds, found", [("V1", "str 'V1'"), ({(0, 0)}, r"set \{\(0, 0\)\}"), (3, "int 3")])
+def test_failing_cells_refuses_a_placement_that_is_not_a_mapping(preds: Any, found: str) -> None:
+    # was AttributeError: 'str' object has no attribute 'items'
+    with pytest.raises(ParametricError, match=rf"gadget mul_stage: failing_cells: expected the placement as a mapping .* found {found}"):
+        failing_cells(library.mul_stage(), {}, 2, 2, preds)

@@ -641,6 +641,9 @@ def failing_cells(g: Gadget, env: Mapping[str, int], nn: int, dd: int, preds: Ma
     if any(n is None or n < 0 for n in sizes_):  # error, or a float's TypeError, otherwise)
         raise ParametricError(f"gadget {g.name}: failing_cells: expected the state's rows and columns as ints ≥ 0, "
                               f"found {safe_repr(nn, 40)}×{safe_repr(dd, 40)}")
+    if preds is not None and not isinstance(preds, Mapping):  # as instantiate's placement (was an AttributeError)
+        raise ParametricError(f"gadget {g.name}: failing_cells: expected the placement as a mapping from predicate names "
+                              f"to placements, found {type(preds).__name__} {safe_repr(preds, 60)}")
     view = _placement_once(g, preds or {})
     with predicates({**_block_view(g, view.keys()), **view}):
         return _failing(g, env, cast(int, sizes_[0]), cast(int, sizes_[1]), view, first)
