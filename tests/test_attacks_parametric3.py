@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.kernel.parametric import bulk
-from symverify.kernel.parametric.concrete import cell_value, eval_value, failing_cells, spec_at
+from symverify.kernel.parametric.concrete import cell_value, entry_state, eval_value, failing_cells, spec_at
+from symverify.kernel.parametric.expr import predicates
 from symverify.kernel.provers.forall import prove_forall
 from symverify.parametric import (
     Gadget,
@@ -234,3 +235,23 @@ def test_failing_cells_refuses_a_placement_that_is_not_a_mapping(preds: Any, fou
     # was AttributeError: 'str' object has no attribute 'items'
     with pytest.raises(ParametricError, match=rf"gadget mul_stage: failing_cells: expected the placement as a mapping .* found {found}"):
         failing_cells(library.mul_stage(), {}, 2, 2, preds)
+
+
+# ---- a set of cells in a ``predicates`` block ---------------------------------------------------------
+def test_a_set_in_a_predicates_block_holds_at_its_members_as_in_the_bulk_evaluation() -> None:
+    # Cond.eval called the set ("'set' object is not callable") where the bulk evaluation reads it as
+    # its members, and entry_state, which reads entry cell by cell, failed inside such a block
+    c = pred("P", i, q) & ~pred("P", i + 1, q)
+    cells = {(1, 0), (2, 0), (5, 1)}
+    rows, chans = np.repeat(np.arange(7, dtype=np.int64), 2), np.tile(np.arange(2, dtype=np.int64), 7)
+    with predicates({"P": cells}):
+        by_cell = [c.eval({"i": r, "q": k}) for r, k in zip(rows.tolist(), chans.tolist())]
+        assert by_cell == bulk.cond(c, {}, rows, chans, {}).tolist()
+    assert [(r, k) for (r, k), hit in zip(zip(rows.tolist(), chans.tolist()), by_cell) if hit] == [(2, 0), (5, 1)]
+
+
+def test_entry_state_reads_a_set_placement_of_the_block() -> None:
+    g = Gadget("placed", (Param("N", 1, 8),), N, 2, (PLayer(b1=1, h=(tap(0),)),), inp(i, q), entry=pred("IN", i, q))
+    with predicates({"IN": {(0, 1), (3, 0)}}):
+        u = entry_state(g, {"N": 4}, lambda r, c: 10 * r + c + 1)
+        assert [[u(r, c) for c in range(2)] for r in range(4)] == [[0, 2], [0, 0], [0, 0], [31, 0]]

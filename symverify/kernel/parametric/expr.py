@@ -34,6 +34,7 @@ import contextlib
 import contextvars
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
@@ -405,7 +406,8 @@ _PREDICATES: contextvars.ContextVar[Mapping[str, Callable[..., bool]]] = context
 
 @contextlib.contextmanager
 def predicates(preds: Mapping[str, Callable[..., bool]]) -> Iterator[None]:
-    """Evaluate :class:`Pred` conditions with these callables inside the ``with`` block."""
+    """Evaluate :class:`Pred` conditions with these predicates inside the ``with`` block: each a
+    callable on points (:func:`call_predicate`) or a set of points, true exactly at its members."""
     token = _PREDICATES.set({**_PREDICATES.get(), **preds})
     try:
         yield
@@ -741,7 +743,10 @@ def _eval_c(c: Cond, env: Mapping[str, int], memo: dict[int, object] | None = No
         fn = _PREDICATES.get().get(c.name)
         if fn is None:
             raise ParametricError(f"predicate {c.name} has no value (give it as instantiate(..., placement={{...}}))")
-        r = call_predicate(c.name, fn, tuple(_eval_i(x, env, memo) for x in c.idx))
+        point = tuple(_eval_i(x, env, memo) for x in c.idx)
+        # a set of points holds exactly at its members, as the bulk evaluation reads it (a set in a
+        # ``predicates`` block was called: "'set' object is not callable")
+        r = (point in fn) if isinstance(fn, AbstractSet) else call_predicate(c.name, fn, point)
     else:
         raise ParametricError(f"condition: unknown node {type(c).__name__}")
     memo[id(c)] = r
