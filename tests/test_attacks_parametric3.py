@@ -255,3 +255,9 @@ def test_entry_state_reads_a_set_placement_of_the_block() -> None:
     with predicates({"IN": {(0, 1), (3, 0)}}):
         u = entry_state(g, {"N": 4}, lambda r, c: 10 * r + c + 1)
         assert [[u(r, c) for c in range(2)] for r in range(4)] == [[0, 2], [0, 0], [0, 0], [31, 0]]
+
+
+def test_an_input_cell_read_with_no_state_names_the_cell_and_what_to_give() -> None:
+    # was "a weight expression reads an input cell", of a value that is no weight
+    with pytest.raises(ParametricError, match=r"input cell \(\(i \+ 1\), 0\) read with no input state; expected state= \(eval_value\)"):
+        eval_value(inp(i + 1, 0), {"i": 0})

@@ -204,8 +204,9 @@ def _eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
     if isinstance(v, Fam):
         return _family(fams, v.name, tuple(x.eval(env) for x in v.idx))
     if isinstance(v, Inp):
-        if state is None:
-            raise ParametricError("a weight expression reads an input cell")
+        if state is None:  # a weight (never reads the input), or eval_value given no state
+            raise ParametricError(f"value expression: input cell ({v.row}, {v.col}) read with no input state; expected "
+                                  "state= (eval_value), and no input cell in a weight expression")
         r, c = v.row.eval(env), v.col.eval(env)
         return _input(state(r, c), r, c, "")
     if isinstance(v, VSum):
