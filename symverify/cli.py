@@ -1122,6 +1122,10 @@ def _print_details(out: Any, summary: Any) -> None:
                       highlight=False)
             if parts:
                 out.print(_visible("      " + ", ".join(parts)), highlight=False, markup=False)
+            if str(inst.get("name", "")).startswith("∀ ") and inst.get("detail"):
+                # a ∀ row's detail is part of its claim: the hypotheses of a proof ("given input nonzero
+                # only where …", its placements' assume), which its name leaves out
+                out.print(_visible(f"      {inst['detail']}"), highlight=False, markup=False)
 
 
 def _print_failures(out: Any, summary: Any) -> None:

@@ -261,3 +261,38 @@ def test_an_input_cell_read_with_no_state_names_the_cell_and_what_to_give() -> N
     # was "a weight expression reads an input cell", of a value that is no weight
     with pytest.raises(ParametricError, match=r"input cell \(\(i \+ 1\), 0\) read with no input state; expected state= \(eval_value\)"):
         eval_value(inp(i + 1, 0), {"i": 0})
+
+
+# ---- a ∀ row's hypotheses in ``symverify prove --details`` ----------------------------------------------
+FORALL_SCRIPT = '''
+from symverify.parametric import Gadget, Param, PLayer, inp, lt, tap, var
+from symverify.scripts.instances import forall_instance
+from symverify.scripts.protocol import ProofResult, script_main
+
+TITLE = "A proof with a hypothesis"
+i, q, N = var("i"), var("q"), var("N")
+
+
+def run(quick=False):
+    r = ProofResult("hyp", TITLE)
+    g = Gadget("first_rows", (Param("N", 1, 8),), N, 1, (PLayer(b1=1, h=(tap(0),)),), inp(i, q) * 1, entry=lt(i, 2))
+    r.instances.append(forall_instance(g))
+    return r
+
+
+if __name__ == "__main__":
+    raise SystemExit(script_main(run))
+'''
+
+
+def test_the_details_view_states_a_forall_rows_hypotheses(tmp_path: Any, capsys: Any) -> None:
+    # the row read "proved … ∀ first_rows: N ∈ [1, 8]": a claim about every input, where the proof is
+    # about the inputs nonzero only on the rows i < 2 (the hypotheses were only in --json's detail)
+    from symverify.cli import main
+
+    (tmp_path / "hyp.py").write_text(FORALL_SCRIPT)
+    assert main(["prove", "--dir", str(tmp_path), "hyp", "-j", "1", "--details", "--wide"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    k = next(n for n, line in enumerate(lines) if "∀ first_rows: N ∈ [1, 8]" in line)
+    assert lines[k].split()[:3] == ["proved", "prover", "z3"]
+    assert "given input nonzero only where i < 2" in lines[k + 1] + lines[k + 2]
