@@ -132,7 +132,7 @@ def test_a_gadget_name_that_could_write_a_verdict_is_refused(name: str) -> None:
         _copy(name)
 
 
-@pytest.mark.parametrize("name", ["shift", "lib.shift", "a.b.c", "ℕshift", "_x"])
+@pytest.mark.parametrize("name", ["shift", "lib.shift", "a.b.c", "αshift", "_x"])
 def test_identifiers_and_dotted_names_are_kept(name: str) -> None:
     assert _copy(name).name == name
 
@@ -296,3 +296,24 @@ def test_the_details_view_states_a_forall_rows_hypotheses(tmp_path: Any, capsys:
     k = next(n for n, line in enumerate(lines) if "∀ first_rows: N ∈ [1, 8]" in line)
     assert lines[k].split()[:3] == ["proved", "prover", "z3"]
     assert "given input nonzero only where i < 2" in lines[k + 1] + lines[k + 2]
+
+
+# ---- names as Python reads them ------------------------------------------------------------------------
+@pytest.mark.parametrize("make, message", [
+    (lambda: var("ｉ"), r"index variable: expected an identifier, found 'ｉ' \(not in NFKC form: Python reads it as 'i'\)"),
+    (lambda: Param("ｉ", 0, 3), r"parameter: expected an identifier other than i, q; found 'ｉ' \(not in NFKC form: Python reads it as 'i'\)"),
+    (lambda: pred("ℕ"), r"predicate: expected an identifier name, found 'ℕ' \(not in NFKC form: Python reads it as 'N'\)"),
+    (lambda: fam("ﬁ"), r"weight family: expected an identifier name, found 'ﬁ' \(not in NFKC form: Python reads it as 'fi'\)"),
+    (lambda: _copy_with({"µ": (N,)}), r"families: expected identifier names other than 'in' .* found 'µ' \(not in NFKC form"),
+    (lambda: _copy("ℕshift"), r"gadget name: expected an identifier, .* found 'ℕshift' \(not in NFKC form: Python reads it as 'Nshift'\)"),
+])
+def test_a_name_python_reads_as_another_is_refused(make: Any, message: str) -> None:
+    # "ｉ" passed str.isidentifier and was not the cell variable i: Param("ｉ", 0, 3) was a parameter printed
+    # as the row index ("ｉ ∈ [0, 3]"), where Python's own source reads ｉ as i
+    with pytest.raises(ParametricError, match=message):
+        make()
+
+
+def test_names_in_nfkc_form_are_kept() -> None:
+    assert var("Ν").name == "Ν" and var("α").name == "α"  # Greek capital nu and alpha: NFKC leaves them
+    assert Param("β", 0, 3).name == "β"

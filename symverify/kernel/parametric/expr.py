@@ -38,7 +38,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Union
+from typing import TypeGuard, Union
 
 from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr
@@ -48,7 +48,7 @@ __all__ = [
     "WIDTH", "ParametricError", "IExpr", "Lit", "Var", "Bin", "Ite", "Cond", "Cmp", "BoolOp", "Not", "TRUE", "FALSE",
     "Pred", "pred", "predicates", "call_predicate", "Value", "Num", "Inp", "Fam", "VSum", "VProd", "VIf",
     "var", "lit", "as_iexpr", "pow2", "mod_pow2", "ite", "bit", "lt", "le", "gt", "ge", "eq", "ne", "all_of", "any_of",
-    "inp", "fam", "where", "as_value", "ZERO", "ONE", "MAX_NESTING", "nesting", "MAX_NODES", "node_count", "env_value",
+    "inp", "fam", "where", "as_value", "ZERO", "ONE", "MAX_NESTING", "nesting", "MAX_NODES", "node_count", "env_value", "is_name", "name_note",
 ]
 
 WIDTH = 64
@@ -60,6 +60,28 @@ class ParametricError(IRError):
 
 
 IntLike = Union["IExpr", int]
+
+
+def is_name(x: object) -> TypeGuard[str]:
+    """Whether ``x`` is a name of the language: a ``str`` that is an identifier as Python reads one in
+    source, i.e. already in Unicode normal form NFKC (``"ｉ"`` and ``"ℕ"`` pass ``str.isidentifier`` but
+    Python reads them as ``i`` and ``N``: a parameter ``ｉ`` printed as the cell's row and was not it)."""
+    if not isinstance(x, str) or not x.isidentifier():
+        return False
+    if x.isascii():
+        return True
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", x) == x
+
+
+def name_note(x: object) -> str:
+    """What an error about the name ``x`` adds when ``x`` is an identifier not in NFKC form (:func:`is_name`)."""
+    if isinstance(x, str) and x.isidentifier() and not is_name(x):
+        import unicodedata
+
+        return f" (not in NFKC form: Python reads it as {unicodedata.normalize('NFKC', x)!r})"
+    return ""
 
 
 def _env(env: Mapping[str, int]) -> str:
@@ -196,8 +218,8 @@ class Var(IExpr):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
-        if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise ParametricError(f"index variable: expected an identifier, found {safe_repr(self.name)}")
+        if not is_name(self.name):
+            raise ParametricError(f"index variable: expected an identifier, found {safe_repr(self.name)}{name_note(self.name)}")
 
     def __str__(self) -> str:
         return self.name
@@ -336,8 +358,8 @@ class Pred(Cond):
     def __post_init__(self) -> None:
         object.__setattr__(self, "idx", _plain_tuple(self.idx, f"predicate {safe_repr(self.name)} arguments"))
         object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
-        if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise ParametricError(f"predicate: expected an identifier name, found {safe_repr(self.name)}")
+        if not is_name(self.name):
+            raise ParametricError(f"predicate: expected an identifier name, found {safe_repr(self.name)}{name_note(self.name)}")
 
     def __str__(self) -> str:
         return f"{self.name}({', '.join(map(str, self.idx))})"
@@ -581,8 +603,8 @@ class Fam(Value):
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
         object.__setattr__(self, "idx", _plain_tuple(self.idx, f"weight family {safe_repr(self.name)} indices"))
-        if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise ParametricError(f"weight family: expected an identifier name, found {safe_repr(self.name)}")
+        if not is_name(self.name):
+            raise ParametricError(f"weight family: expected an identifier name, found {safe_repr(self.name)}{name_note(self.name)}")
         if self.name == "in":
             raise ParametricError("weight family: the name 'in' is reserved for the input cells; choose another name")
 

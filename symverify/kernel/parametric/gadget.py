@@ -57,6 +57,8 @@ from symverify.kernel.parametric.expr import (
     VSum,
     as_iexpr,
     as_value,
+    is_name,
+    name_note,
     nesting,
     node_count,
     vars_c,
@@ -80,8 +82,8 @@ class Param:
     def __post_init__(self) -> None:
         plain_fields(self, "lo", "hi")  # an int subclass as its plain value: z3 and the concrete checks read one number
         object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
-        if not isinstance(self.name, str) or not self.name.isidentifier() or self.name in CELL_VARS:
-            raise ParametricError(f"parameter: expected an identifier other than i, q; found {safe_repr(self.name)}")
+        if not is_name(self.name) or self.name in CELL_VARS:
+            raise ParametricError(f"parameter: expected an identifier other than i, q; found {safe_repr(self.name)}{name_note(self.name)}")
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in (self.lo, self.hi)) or not 0 <= self.lo <= self.hi < 1 << WIDTH:
             raise ParametricError(f"parameter {self.name}: expected ints 0 ≤ lo ≤ hi < 2^{WIDTH}, found lo={safe_repr(self.lo)}, hi={safe_repr(self.hi)}")
 
@@ -250,9 +252,9 @@ class Gadget:
         # identifier or several joined by dots (``lib.shift``), so that no space, colon or line break
         # in it can write ranges the claim was not proved for
         object.__setattr__(self, "name", plain_str(self.name))
-        if not all(part.isidentifier() for part in self.name.split(".")):
+        if not all(is_name(part) for part in self.name.split(".")):
             raise ParametricError(f"gadget name: expected an identifier, or identifiers joined by dots (lib.shift), "
-                                  f"found {safe_repr(self.name, 60)}: it heads every verdict about the gadget")
+                                  f"found {safe_repr(self.name, 60)}{name_note(self.name)}: it heads every verdict about the gadget")
         if not isinstance(self.doc, str):
             raise ParametricError(f"gadget {self.name} doc: expected a str, found {type(self.doc).__name__}")
         object.__setattr__(self, "params", _seq(self.params, f"gadget {self.name} params", "Params"))
@@ -275,9 +277,9 @@ class Gadget:
         declared: dict[str, tuple[IExpr, ...]] = {}
         for fname, size in list(self.families.items()):
             fname = plain_str(fname)
-            if not isinstance(fname, str) or not fname.isidentifier() or fname == "in":
+            if not is_name(fname) or fname == "in":
                 raise ParametricError(f"gadget {self.name} families: expected identifier names other than 'in' (the input "
-                                      f"cells), found {safe_repr(fname, 60)}")
+                                      f"cells), found {safe_repr(fname, 60)}{name_note(fname)}")
             if fname in declared:
                 raise ParametricError(f"gadget {self.name} families: family {fname} declared twice; expected one size per family")
             declared[fname] = tuple(as_iexpr(x) for x in _seq(size, f"gadget {self.name} family {fname} size", "index expressions"))
