@@ -317,3 +317,17 @@ def test_a_name_python_reads_as_another_is_refused(make: Any, message: str) -> N
 def test_names_in_nfkc_form_are_kept() -> None:
     assert var("Ν").name == "Ν" and var("α").name == "α"  # Greek capital nu and alpha: NFKC leaves them
     assert Param("β", 0, 3).name == "β"
+
+
+def test_the_junit_report_states_a_forall_rows_hypotheses(tmp_path: Any, capsys: Any) -> None:
+    # the proved testcase "∀ first_rows: N ∈ [1, 8]" carried only its kind and verdict
+    import xml.etree.ElementTree as ET
+
+    from symverify.cli import main
+
+    (tmp_path / "hyp.py").write_text(FORALL_SCRIPT)
+    assert main(["prove", "--dir", str(tmp_path), "hyp", "-j", "1", "--junit", "-"]) == 0
+    case = ET.fromstring(capsys.readouterr().out).find(".//testcase")
+    assert case is not None and case.get("name") == "∀ first_rows: N ∈ [1, 8]"
+    props = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert props["verdict"] == "proved" and props["detail"] == "given input nonzero only where i < 2"
