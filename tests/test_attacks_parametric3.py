@@ -331,3 +331,9 @@ def test_the_junit_report_states_a_forall_rows_hypotheses(tmp_path: Any, capsys:
     assert case is not None and case.get("name") == "∀ first_rows: N ∈ [1, 8]"
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
     assert props["verdict"] == "proved" and props["detail"] == "given input nonzero only where i < 2"
+
+
+def test_a_placement_of_a_wrong_kind_names_the_gadget_and_the_predicate() -> None:
+    # was "placement: expected a callable on cells or a set of cells, found dict": which one, of which gadget?
+    with pytest.raises(ParametricError, match=r"gadget gather: placement IN: expected a callable on cells or a set of cells, found dict \{\(0, 0\): True\}"):
+        instantiate(library.gather(), {"N": 8, "d": 2, "tw": 2, "n": 2}, placement={"IN": {(0, 0): True}})

@@ -594,7 +594,8 @@ def _placement_once(g: Gadget, placement: Mapping[str, Placement]) -> dict[str, 
     """Each predicate's placement as read: a set of cells checked and frozen (:func:`_cells`; its packed
     keys are then computed once for every read; a ``CellSet`` given is checked too: it is only a
     frozenset, its members never checked), a callable read once (:func:`_read_once`)."""
-    return {k: _cells(g, k, v) if isinstance(v, AbstractSet) else _read_once(_as_callable(v)) for k, v in placement.items()}
+    return {k: _cells(g, k, v) if isinstance(v, AbstractSet) else _read_once(_as_callable(v, f"gadget {g.name}: placement {k}"))
+            for k, v in placement.items()}
 
 
 def _block_view(g: Gadget | None, given: AbstractSet[str] = frozenset()) -> dict[str, Callable[..., bool]]:
@@ -614,13 +615,15 @@ def _block_once(g: Gadget | None) -> Iterator[None]:
         yield
 
 
-def _as_callable(p: Placement) -> Callable[..., bool]:
+def _as_callable(p: Placement, where: str = "placement") -> Callable[..., bool]:
+    """``p`` as a callable on points: a set as its membership test; ``where`` names it in the error
+    (the gadget and the predicate: a dict or an int given for one was refused without either)."""
     if isinstance(p, CellSet):
         return p
     if isinstance(p, AbstractSet):
         return lambda *idx: idx in p
     if not callable(p):
-        raise ParametricError(f"placement: expected a callable on cells or a set of cells, found {type(p).__name__}")
+        raise ParametricError(f"{where}: expected a callable on cells or a set of cells, found {type(p).__name__} {safe_repr(p, 60)}")
     return p
 
 
