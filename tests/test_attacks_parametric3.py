@@ -23,7 +23,9 @@ from symverify.parametric import (
     ParametricError,
     PLayer,
     fam,
+    ge,
     inp,
+    instance_model,
     instantiate,
     ite,
     library,
@@ -31,6 +33,7 @@ from symverify.parametric import (
     lt,
     pow2,
     pred,
+    read_once,
     tap,
     var,
     where,
@@ -337,3 +340,36 @@ def test_a_placement_of_a_wrong_kind_names_the_gadget_and_the_predicate() -> Non
     # was "placement: expected a callable on cells or a set of cells, found dict": which one, of which gadget?
     with pytest.raises(ParametricError, match=r"gadget gather: placement IN: expected a callable on cells or a set of cells, found dict \{\(0, 0\): True\}"):
         instantiate(library.gather(), {"N": 8, "d": 2, "tw": 2, "n": 2}, placement={"IN": {(0, 0): True}})
+
+
+# ---- cell_value through many layers ----------------------------------------------------------------------
+def test_cell_value_reads_through_more_layers_than_the_recursion_limit() -> None:
+    # one recursive frame per layer raised RecursionError on 1500 layers (the ∀-prover's re-check of a
+    # counterexample past 2^14 cells reads its output cell so)
+    import sys
+
+    k = sys.getrecursionlimit() + 500
+    shift = PLayer(b1=1, h=(tap(1),))  # causal: each layer moves the rows down by one
+    g = Gadget("deep", (Param("N", 1, 2 * k),), N, 2, (shift,) * k, inp(i - k, q), care=ge(i, k))
+    state = lambda r, c: 10 * r + c  # noqa: E731
+    assert cell_value(g, {"N": k + 3}, k + 2, 1, state) == 21 == spec_at(g, {"N": k + 3}, k + 2, 1, state)
+    assert cell_value(g, {"N": k + 3}, k - 1, 0, state) == 0  # read from the zero padding
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32))
+def test_cell_value_equals_the_instance_model(seed: int) -> None:
+    import random
+
+    from symverify.kernel.semantics.evaluate import eval_model
+    from symverify.kernel.semantics.rings import ScalarRing
+
+    rng = random.Random(seed)
+    g = library.remember_channels()
+    params = {"N": 4, "d": 7, "a": 2, "b": 1, "m": 3, "fo": 3 + rng.randint(0, 2), "l1": rng.randint(0, 2), "l2": rng.randint(0, 2)}
+    fams = {f: (lambda f: lambda *idx: rng.randint(-3, 3))(f) for f in ("h1", "h2")}
+    view = read_once(fams)
+    u = [[rng.randint(-5, 5) for _ in range(7)] for _ in range(4)]
+    out = eval_model(instance_model(g, params, view), [[u[r][c] if g.entry.eval({**params, "i": r, "q": c}) else 0
+                                                         for c in range(7)] for r in range(4)], ScalarRing())
+    assert all(cell_value(g, params, r, c, lambda r, c: u[r][c], view) == out[r][c] for r in range(4) for c in range(7))

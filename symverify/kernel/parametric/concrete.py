@@ -742,34 +742,70 @@ def _cell_value(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Cal
     families = _sized(g, env, families)
     memo: dict[tuple[int, int, int], Any] = {}
     inp = entry_state(g, env, state)
+    taps: dict[tuple[int, int, str], list[tuple[Any, int]]] = {}
 
-    def at(level: int, r: int, c: int) -> Any:
-        if level == 0:
-            return inp(r, c)
-        key = (level, r, c)
-        if key in memo:
-            return memo[key]
+    def reads(level: int, r: int, c: int, kind: str) -> list[tuple[Any, int]]:
+        """``(weight, row)`` of each ``h`` tap (``kind = "h"``: the row read, in channel ``c``) or
+        ``(weight, channel)`` of each ``W`` tap (the channel read, in row ``r``) of layer ``level``'s
+        cell ``(r, c)``; the taps of a channel are evaluated once."""
+        key = (level, c, kind)
+        if key not in taps:
+            pl = g.layers[level - 1]
+            where = f"gadget {g.name} layer {level - 1} {kind}"
+            taps[key] = list(_taps(pl.h, env, c, nn, where, families).items() if kind == "h"
+                             else _taps(pl.W, env, c, dd, where, families).items())
+        if kind == "W":
+            return [(w, p) for p, w in taps[key]]
         pl = g.layers[level - 1]
-        where = f"gadget {g.name} layer {level - 1}"
-        e = {**env, "i": r, "q": c}
-        conv: Any = _eval_value(pl.b2, e, families)
-        for k, hv in _taps(pl.h, env, c, nn, f"{where} h", families).items():
+        out = []
+        for k, hv in taps[key]:
             src = r - k
             if src < 0:
                 if pl.mode == "causal":
-                    continue
+                    continue  # the zero padding
                 src %= nn
-            conv = conv + hv * at(level - 1, src, c)
-        out: Any = 0
-        if not is_zero(conv):
-            proj: Any = _eval_value(pl.b1, e, families)
-            for p, wv in _taps(pl.W, env, c, dd, f"{where} W", families).items():
-                proj = proj + wv * at(level - 1, r, p)
-            out = proj * conv
-        memo[key] = out
+            out.append((hv, src))
         return out
 
-    if not (0 <= i < nn and 0 <= q < dd):
-        raise ParametricError(f"gadget {g.name}: cell ({i}, {q}) outside the {nn}×{dd} state")
-    return at(len(g.layers), i, q)
+    def below(level: int, r: int, c: int) -> Any:
+        return inp(r, c) if level == 0 else memo[(level, r, c)]
+
+    # Each cell of layer ``level`` from the cells it reads in the layer below: ``h ⊛ u + b2`` first,
+    # and ``u·W + b1`` only where that is not 0. Walked with an explicit stack (a cell waits on top
+    # of the cells it reads until they are known): a recursion one frame per layer raised
+    # RecursionError on a gadget of 1500 layers.
+    conv_of: dict[tuple[int, int, int], Any] = {}
+    todo = [(len(g.layers), i, q)]
+    while todo:
+        key = todo[-1]
+        level, r, c = key
+        if level == 0 or key in memo:
+            todo.pop()
+            continue
+        pl = g.layers[level - 1]
+        if key not in conv_of:
+            hs = reads(level, r, c, "h")
+            missing = [(level - 1, src, c) for _, src in hs if level > 1 and (level - 1, src, c) not in memo]
+            if missing:
+                todo.extend(missing)
+                continue
+            conv: Any = _eval_value(pl.b2, {**env, "i": r, "q": c}, families)
+            for hv, src in hs:
+                conv = conv + hv * below(level - 1, src, c)
+            if is_zero(conv):
+                memo[key] = 0
+                todo.pop()
+                continue
+            conv_of[key] = conv
+        ws = reads(level, r, c, "W")
+        missing = [(level - 1, r, p) for _, p in ws if level > 1 and (level - 1, r, p) not in memo]
+        if missing:
+            todo.extend(missing)
+            continue
+        proj: Any = _eval_value(pl.b1, {**env, "i": r, "q": c}, families)
+        for wv, p in ws:
+            proj = proj + wv * below(level - 1, r, p)
+        memo[key] = proj * conv_of.pop(key)
+        todo.pop()
+    return below(len(g.layers), i, q)
 
