@@ -742,7 +742,7 @@ def _cell_value(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Cal
     families = _sized(g, env, families)
     memo: dict[tuple[int, int, int], Any] = {}
     inp = entry_state(g, env, state)
-    taps: dict[tuple[int, int, str], list[tuple[Any, int]]] = {}
+    taps: dict[tuple[int, int, str], list[tuple[int, Any]]] = {}
 
     def reads(level: int, r: int, c: int, kind: str) -> list[tuple[Any, int]]:
         """``(weight, row)`` of each ``h`` tap (``kind = "h"``: the row read, in channel ``c``) or
