@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from symverify.kernel.parametric import bulk
 from symverify.kernel.parametric.concrete import cell_value, entry_state, eval_value, failing_cells, spec_at
-from symverify.kernel.parametric.expr import predicates
+from symverify.kernel.parametric.expr import nesting, predicates
+from symverify.kernel.parametric.symbolic import MAX_TERM_NESTING, output_terms
 from symverify.kernel.provers.forall import prove_forall
 from symverify.parametric import (
     Gadget,
@@ -373,3 +374,37 @@ def test_cell_value_equals_the_instance_model(seed: int) -> None:
     out = eval_model(instance_model(g, params, view), [[u[r][c] if g.entry.eval({**params, "i": r, "q": c}) else 0
                                                          for c in range(7)] for r in range(4)], ScalarRing())
     assert all(cell_value(g, params, r, c, lambda r, c: u[r][c], view) == out[r][c] for r in range(4) for c in range(7))
+
+
+# ---- the terms of many layers ----------------------------------------------------------------------------
+def _call_at_depth(frames: int, fn: Any) -> Any:
+    return fn() if frames == 0 else _call_at_depth(frames - 1, fn)
+
+
+def _same_channel(depth: int) -> Any:
+    """``q`` as an index expression ``depth`` operations deep (``((q + 1) + 1 …) − 1 …``), ``q`` at the bottom."""
+    e: Any = q
+    for _ in range(depth // 2):
+        e = e + 1
+    for _ in range(depth // 2):
+        e = e - 1
+    return e + 0 if depth % 2 else e
+
+
+_MOVE = PLayer(W=(tap(_same_channel(120)),), b2=1)  # y = u·W, W the identity through a channel 120 operations deep
+
+
+def test_terms_nested_past_the_limit_through_the_layers_are_unknown() -> None:
+    # each layer read through substitutes the channel it reads into the previous terms: four layers
+    # reading a channel 120 operations deep (each within MAX_NESTING) gave terms about 480 deep, and
+    # the z3 encoding's lookups, comparing them field by field, raised RecursionError
+    g = Gadget("deep", (Param("N", 1, 8),), N, 2, (_MOVE,) * 4, inp(i, q))
+    r = _call_at_depth(300, lambda: prove_forall(g, timeout=60))
+    assert r.verdict.value == "unknown" and f"more than MAX_TERM_NESTING = {MAX_TERM_NESTING}" in r.detail
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_terms_at_the_limit_are_decided_from_a_deep_stack(wrong: bool) -> None:
+    g = Gadget("deep", (Param("N", 1, 8),), N, 2, (_MOVE, PLayer(W=(tap(_same_channel(71)),), b2=1)), inp(i, q) * (2 if wrong else 1))
+    assert max(nesting((t.guard, t.atoms)) for t in output_terms(g)) == MAX_TERM_NESTING
+    assert _call_at_depth(300, lambda: prove_forall(g, timeout=60)).verdict.value == ("refuted" if wrong else "proved")
