@@ -1160,7 +1160,7 @@ def _time_cell(s: float) -> str:
 def _print_details(out: Any, summary: Any) -> None:
     """Every instance: verdict (``argued`` for an argued claim, as the table counts it), kind, method and
     each resource with its bound and the ratio value/bound."""
-    from symverify.scripts.runner import ratios
+    from symverify.scripts.runner import claim_detail, ratios
 
     for o in summary.outcomes:
         out.print(f"[bold]{_esc(o.name)}[/bold] {_esc(o.title)}")
@@ -1178,6 +1178,8 @@ def _print_details(out: Any, summary: Any) -> None:
                       highlight=False)
             if parts:
                 out.print(_visible("      " + ", ".join(parts)), highlight=False, markup=False)
+            if claim_detail(inst):  # a ∀ proof's hypotheses, which its name leaves out
+                out.print(_visible(f"      {claim_detail(inst)}"), highlight=False, markup=False)
 
 
 def _print_failures(out: Any, summary: Any) -> None:

@@ -155,7 +155,7 @@ def test_bad_names_and_ranges(make, match):
         (lambda: PLayer(W=tap(0), b1=1), r"layer W: expected a list or tuple of taps, found Tap"),
         (lambda: _g(cases=lt(i, 2)), r"cases: expected a list or tuple of conditions, found Cmp"),
         (lambda: _g(families={"B": N}), r"family B size: expected a list or tuple of index expressions, found Var"),
-        (lambda: _g(families={3: (N,)}), r"families: expected identifier names, found 3"),
+        (lambda: _g(families={3: (N,)}), r"families: expected identifier names other than .in. \(the input cells\), found 3"),
         (lambda: _g(families=[("B", (N,))]), r"families: expected a mapping"),
         (lambda: Gadget(3, R, N, d, COPY, inp(i, q)), r"gadget name: expected a str, found int 3"),  # type: ignore[arg-type]
         (lambda: _g(doc=3), r"doc: expected a str, found int"),

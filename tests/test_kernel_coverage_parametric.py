@@ -106,7 +106,7 @@ def test_a_foreign_condition_is_refused_when_the_gadget_is_built() -> None:
      r"layer 0: unknown variables \['zz'\]"),
     (lambda: Gadget("g", (Param("N", 1, 4),), N, 1, (), inp(i, q)), "expected at least one layer"),
     (lambda: Gadget("g", (Param("N", 1, 4),), N, 1, _COPY, inp(i, q)).check_params({"N": 2, "M": 3}),
-     r"unknown parameters \['M'\]"),  # Gadget.check_params
+     r"unknown parameters 'M' \(parameters: N\)"),  # Gadget.check_params
     (lambda: obligations(Gadget("g", (Param("N", 1, 4),), N, 1, _COPY, fam("B", i, q), families={"B": (N,)})),
      "spec: family B has 1 indices, used with 2"),  # symbolic.py _atom_obligations
 ], ids=["mode", "tap-type", "weight-reads-input", "layer-type", "layer-vars", "no-layers", "extra-param", "family-arity"])

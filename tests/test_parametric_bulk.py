@@ -127,7 +127,7 @@ def test_index_arrays_raise_fallback_instead_of_wrapping() -> None:
 
 def test_placement_of_a_wrong_type_is_rejected() -> None:
     g = _one_bias(where(pred("P", i, q), 1))
-    with pytest.raises(ParametricError, match="placement: expected a callable on cells or a set of cells, found int"):
+    with pytest.raises(ParametricError, match="gadget probe: placement P: expected a callable on cells or a set of cells, found int 3"):
         instantiate(g, {"N": 40, "d": 3}, placement={"P": 3})  # type: ignore[dict-item]
 
 

@@ -825,10 +825,19 @@ def _xml_text(v: Any) -> str:
                         str(v))
 
 
+def claim_detail(inst: Mapping[str, Any]) -> str:
+    """The part of an instance's detail that belongs to its claim, shown wherever the claim is: a ∀ row's
+    (``∀ NAME: RANGES``, :func:`~symverify.scripts.instances.forall_instance`) whole detail — a proof's
+    hypotheses (``given input nonzero only where …``, its placements' ``assume``), which the name leaves
+    out, or a refutation's counterexample —, else ``""``."""
+    detail = inst.get("detail")
+    return str(detail) if str(inst.get("name", "")).startswith("∀ ") and detail else ""
+
+
 def junit_xml(summary: RunSummary) -> str:
     """JUnit XML: one ``testsuite`` per script, one ``testcase`` per instance (a failure when it is
     not proved or over a bound; ``skipped`` when it is an argued claim, never decided by the tool),
-    with the instance's kind, verdict, basis and a randomized proof's ``failure_bound`` as ``properties``; a script without a result
+    with the instance's kind, verdict, basis, a randomized proof's ``failure_bound`` and a ∀ row's detail (:func:`claim_detail`) as ``properties``; a script without a result
     (crashed, timed out, interrupted) is one ``testcase`` with an error of that type."""
     suites = ET.Element("testsuites", name="symverify prove", tests="0", failures="0", errors="0")
     total = fails = errors = 0
@@ -853,6 +862,8 @@ def junit_xml(summary: RunSummary) -> str:
                 ET.SubElement(props, "property", name="failure_bound", value=_xml_text(inst["failure_bound"]))
             if inst.get("basis"):
                 ET.SubElement(props, "property", name="basis", value=_xml_text(inst.get("basis")))
+            if claim_detail(inst):  # a ∀ proof's hypotheses: part of what is proved
+                ET.SubElement(props, "property", name="detail", value=_xml_text(claim_detail(inst)))
             if inst.get("ok") and kind == "argued":  # not decided by the tool: shown, never counted as proved
                 ET.SubElement(case, "skipped", message=_xml_text(f"argued (not proved by the tool): {inst.get('basis', '')}"))
                 n_skip += 1

@@ -48,6 +48,7 @@ from symverify.kernel.parametric.expr import (
     VProd,
     VSum,
     call_predicate,
+    env_value,
 )
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def _index(e: IExpr, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarra
             return chans
         if e.name not in env:
             raise ParametricError(f"index variable {e.name!r} has no value (known: {sorted(env)})")
-        return _const(env[e.name])
+        return _const(env_value(e.name, env[e.name]))  # a float or bool refused as the cell-by-cell reading refuses it
     if isinstance(e, Ite):
         m = _cond(e.cond, env, rows_, chans, preds)
         if type(m) is bool:

@@ -46,6 +46,7 @@ from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_canonical, is_zero, sym
+from symverify.kernel.parametric.bulk import _LIMIT as _INT64_EXACT
 from symverify.kernel.parametric.bulk import CellSet, Placement
 from symverify.kernel.parametric.expr import (
     _PREDICATES,
@@ -183,7 +184,16 @@ def eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
     float is a :class:`ParametricError` naming the cell). Each family member, predicate point and
     input cell is read once (module docstring)."""
     with _block_once(None):
-        return _eval_value(v, env, read_once(fams), None if state is None else _read_once(state))
+        return _eval_value(v, env, read_once(fams), None if state is None else _read_once(_state(state, "eval_value")))
+
+
+def _state(state: object, where: str) -> Callable[[int, int], Any]:
+    """``state`` if it is callable (the input on cells ``(r, c)``), else :class:`ParametricError`
+    (``functools.cache`` raised a bare ``TypeError`` for ``None`` or a list of rows)."""
+    if not callable(state):
+        raise ParametricError(f"{where}: state: expected a callable on cells (r, c) giving the input value, "
+                              f"found {type(state).__name__} {safe_repr(state, 60)}")
+    return cast(Callable[[int, int], Any], state)
 
 
 def _eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
@@ -194,8 +204,9 @@ def _eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
     if isinstance(v, Fam):
         return _family(fams, v.name, tuple(x.eval(env) for x in v.idx))
     if isinstance(v, Inp):
-        if state is None:
-            raise ParametricError("a weight expression reads an input cell")
+        if state is None:  # a weight (never reads the input), or eval_value given no state
+            raise ParametricError(f"value expression: input cell ({v.row}, {v.col}) read with no input state; expected "
+                                  "state= (eval_value), and no input cell in a weight expression")
         r, c = v.row.eval(env), v.col.eval(env)
         return _input(state(r, c), r, c, "")
     if isinstance(v, VSum):
@@ -333,7 +344,7 @@ def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None
     # each block is evaluated on its own (a bias varying per row at N' = 2^40 is 2^40 of them): at
     # most MAX_PAINT, the cells symverify expands one by one, refused before anything is allocated
     limits.check(blocks, "MAX_PAINT", lambda: f"{where} at {env}: a {show_int(nn)}×{show_int(dd)} bias evaluated block by block")
-    if blocks > _BULK_FROM:
+    if blocks > _BULK_FROM and max(nn, dd) <= _BULK_LIMIT:  # bounds as int64 arrays (_BULK_LIMIT)
         bulk_rects = _bias_bulk(v, env, (rcuts, nn), (ccuts, dd), fams, preds or {})
         if bulk_rects is not None:
             return _block_grid(nn, dd, bulk_rects)
@@ -347,6 +358,10 @@ def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None
 
 
 _BULK_FROM = 16  # blocks; fewer are evaluated one by one
+_BULK_LIMIT = _INT64_EXACT
+"""The largest ``N'`` and ``d'`` whose blocks are evaluated in bulk (their bounds are int64 arrays, exact
+below ``2^62``: numpy raised ``OverflowError`` on a state of ``2^63`` rows); a larger state's few blocks are
+evaluated one by one."""
 _AS_GIVEN = (int, Sym)
 """The values a family member or an input cell is taken as given: a ``Fraction`` is read through
 ``as_scalar`` (its numerator and denominator may be numpy integers, or not in lowest terms)."""
@@ -579,7 +594,8 @@ def _placement_once(g: Gadget, placement: Mapping[str, Placement]) -> dict[str, 
     """Each predicate's placement as read: a set of cells checked and frozen (:func:`_cells`; its packed
     keys are then computed once for every read; a ``CellSet`` given is checked too: it is only a
     frozenset, its members never checked), a callable read once (:func:`_read_once`)."""
-    return {k: _cells(g, k, v) if isinstance(v, AbstractSet) else _read_once(_as_callable(v)) for k, v in placement.items()}
+    return {k: _cells(g, k, v) if isinstance(v, AbstractSet) else _read_once(_as_callable(v, f"gadget {g.name}: placement {k}"))
+            for k, v in placement.items()}
 
 
 def _block_view(g: Gadget | None, given: AbstractSet[str] = frozenset()) -> dict[str, Callable[..., bool]]:
@@ -599,13 +615,15 @@ def _block_once(g: Gadget | None) -> Iterator[None]:
         yield
 
 
-def _as_callable(p: Placement) -> Callable[..., bool]:
+def _as_callable(p: Placement, where: str = "placement") -> Callable[..., bool]:
+    """``p`` as a callable on points: a set as its membership test; ``where`` names it in the error
+    (the gadget and the predicate: a dict or an int given for one was refused without either)."""
     if isinstance(p, CellSet):
         return p
     if isinstance(p, AbstractSet):
         return lambda *idx: idx in p
     if not callable(p):
-        raise ParametricError(f"placement: expected a callable on cells or a set of cells, found {type(p).__name__}")
+        raise ParametricError(f"{where}: expected a callable on cells or a set of cells, found {type(p).__name__} {safe_repr(p, 60)}")
     return p
 
 
@@ -623,9 +641,16 @@ def failing_cells(g: Gadget, env: Mapping[str, int], nn: int, dd: int, preds: Ma
     each node once; cell by cell where int64 cannot hold a value). The one check of a placement against
     ``assume``: an instance's (:func:`instantiate`) and a ∀-witness's (its re-check and repair). Each
     predicate point is read once (module docstring)."""
+    sizes_ = [as_index(n) for n in (nn, dd)]  # the state's size, as ints ≥ 0 (numpy's negative dimensions
+    if any(n is None or n < 0 for n in sizes_):  # error, or a float's TypeError, otherwise)
+        raise ParametricError(f"gadget {g.name}: failing_cells: expected the state's rows and columns as ints ≥ 0, "
+                              f"found {safe_repr(nn, 40)}×{safe_repr(dd, 40)}")
+    if preds is not None and not isinstance(preds, Mapping):  # as instantiate's placement (was an AttributeError)
+        raise ParametricError(f"gadget {g.name}: failing_cells: expected the placement as a mapping from predicate names "
+                              f"to placements, found {type(preds).__name__} {safe_repr(preds, 60)}")
     view = _placement_once(g, preds or {})
     with predicates({**_block_view(g, view.keys()), **view}):
-        return _failing(g, env, nn, dd, view, first)
+        return _failing(g, env, cast(int, sizes_[0]), cast(int, sizes_[1]), view, first)
 
 
 def _failing(g: Gadget, env: Mapping[str, int], nn: int, dd: int, preds: Mapping[str, Placement], first: bool) -> list[tuple[int, int]]:
@@ -690,7 +715,7 @@ def entry_state(g: Gadget, env: Mapping[str, int], state: Callable[[int, int], A
     (``state`` and ``entry`` alike: its first answer is kept). A value read must be exact (an int,
     Fraction or ``Sym``, or what :func:`as_scalar` reads as one): a float is a
     :class:`ParametricError` naming the gadget, the cell and the type."""
-    state = _read_once(state)
+    state = _read_once(_state(state, f"gadget {g.name}"))
     where = f"gadget {g.name}: "
 
     def read(r: int, c: int) -> Any:
@@ -717,34 +742,70 @@ def _cell_value(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Cal
     families = _sized(g, env, families)
     memo: dict[tuple[int, int, int], Any] = {}
     inp = entry_state(g, env, state)
+    taps: dict[tuple[int, int, str], list[tuple[int, Any]]] = {}
 
-    def at(level: int, r: int, c: int) -> Any:
-        if level == 0:
-            return inp(r, c)
-        key = (level, r, c)
-        if key in memo:
-            return memo[key]
+    def reads(level: int, r: int, c: int, kind: str) -> list[tuple[Any, int]]:
+        """``(weight, row)`` of each ``h`` tap (``kind = "h"``: the row read, in channel ``c``) or
+        ``(weight, channel)`` of each ``W`` tap (the channel read, in row ``r``) of layer ``level``'s
+        cell ``(r, c)``; the taps of a channel are evaluated once."""
+        key = (level, c, kind)
+        if key not in taps:
+            pl = g.layers[level - 1]
+            where = f"gadget {g.name} layer {level - 1} {kind}"
+            taps[key] = list(_taps(pl.h, env, c, nn, where, families).items() if kind == "h"
+                             else _taps(pl.W, env, c, dd, where, families).items())
+        if kind == "W":
+            return [(w, p) for p, w in taps[key]]
         pl = g.layers[level - 1]
-        where = f"gadget {g.name} layer {level - 1}"
-        e = {**env, "i": r, "q": c}
-        conv: Any = _eval_value(pl.b2, e, families)
-        for k, hv in _taps(pl.h, env, c, nn, f"{where} h", families).items():
+        out = []
+        for k, hv in taps[key]:
             src = r - k
             if src < 0:
                 if pl.mode == "causal":
-                    continue
+                    continue  # the zero padding
                 src %= nn
-            conv = conv + hv * at(level - 1, src, c)
-        out: Any = 0
-        if not is_zero(conv):
-            proj: Any = _eval_value(pl.b1, e, families)
-            for p, wv in _taps(pl.W, env, c, dd, f"{where} W", families).items():
-                proj = proj + wv * at(level - 1, r, p)
-            out = proj * conv
-        memo[key] = out
+            out.append((hv, src))
         return out
 
-    if not (0 <= i < nn and 0 <= q < dd):
-        raise ParametricError(f"gadget {g.name}: cell ({i}, {q}) outside the {nn}×{dd} state")
-    return at(len(g.layers), i, q)
+    def below(level: int, r: int, c: int) -> Any:
+        return inp(r, c) if level == 0 else memo[(level, r, c)]
+
+    # Each cell of layer ``level`` from the cells it reads in the layer below: ``h ⊛ u + b2`` first,
+    # and ``u·W + b1`` only where that is not 0. Walked with an explicit stack (a cell waits on top
+    # of the cells it reads until they are known): a recursion one frame per layer raised
+    # RecursionError on a gadget of 1500 layers.
+    conv_of: dict[tuple[int, int, int], Any] = {}
+    todo = [(len(g.layers), i, q)]
+    while todo:
+        key = todo[-1]
+        level, r, c = key
+        if level == 0 or key in memo:
+            todo.pop()
+            continue
+        pl = g.layers[level - 1]
+        if key not in conv_of:
+            hs = reads(level, r, c, "h")
+            missing = [(level - 1, src, c) for _, src in hs if level > 1 and (level - 1, src, c) not in memo]
+            if missing:
+                todo.extend(missing)
+                continue
+            conv: Any = _eval_value(pl.b2, {**env, "i": r, "q": c}, families)
+            for hv, src in hs:
+                conv = conv + hv * below(level - 1, src, c)
+            if is_zero(conv):
+                memo[key] = 0
+                todo.pop()
+                continue
+            conv_of[key] = conv
+        ws = reads(level, r, c, "W")
+        missing = [(level - 1, r, p) for _, p in ws if level > 1 and (level - 1, r, p) not in memo]
+        if missing:
+            todo.extend(missing)
+            continue
+        proj: Any = _eval_value(pl.b1, {**env, "i": r, "q": c}, families)
+        for wv, p in ws:
+            proj = proj + wv * below(level - 1, r, p)
+        memo[key] = proj * conv_of.pop(key)
+        todo.pop()
+    return below(len(g.layers), i, q)
 

@@ -34,10 +34,11 @@ import contextlib
 import contextvars
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Union
+from typing import TypeGuard, Union
 
 from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr
@@ -47,7 +48,7 @@ __all__ = [
     "WIDTH", "ParametricError", "IExpr", "Lit", "Var", "Bin", "Ite", "Cond", "Cmp", "BoolOp", "Not", "TRUE", "FALSE",
     "Pred", "pred", "predicates", "call_predicate", "Value", "Num", "Inp", "Fam", "VSum", "VProd", "VIf",
     "var", "lit", "as_iexpr", "pow2", "mod_pow2", "ite", "bit", "lt", "le", "gt", "ge", "eq", "ne", "all_of", "any_of",
-    "inp", "fam", "where", "as_value", "ZERO", "ONE", "MAX_NESTING", "nesting", "MAX_NODES", "node_count",
+    "inp", "fam", "where", "as_value", "ZERO", "ONE", "MAX_NESTING", "nesting", "MAX_NODES", "node_count", "env_value", "is_name", "name_note",
 ]
 
 WIDTH = 64
@@ -59,6 +60,28 @@ class ParametricError(IRError):
 
 
 IntLike = Union["IExpr", int]
+
+
+def is_name(x: object) -> TypeGuard[str]:
+    """Whether ``x`` is a name of the language: a ``str`` that is an identifier as Python reads one in
+    source, i.e. already in Unicode normal form NFKC (``"ｉ"`` and ``"ℕ"`` pass ``str.isidentifier`` but
+    Python reads them as ``i`` and ``N``: a parameter ``ｉ`` printed as the cell's row and was not it)."""
+    if not isinstance(x, str) or not x.isidentifier():
+        return False
+    if x.isascii():
+        return True
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", x) == x
+
+
+def name_note(x: object) -> str:
+    """What an error about the name ``x`` adds when ``x`` is an identifier not in NFKC form (:func:`is_name`)."""
+    if isinstance(x, str) and x.isidentifier() and not is_name(x):
+        import unicodedata
+
+        return f" (not in NFKC form: Python reads it as {unicodedata.normalize('NFKC', x)!r})"
+    return ""
 
 
 def _env(env: Mapping[str, int]) -> str:
@@ -166,9 +189,12 @@ class IExpr:
 
     def eval(self, env: Mapping[str, int]) -> int:
         """The value at the variable assignment ``env``; :class:`ParametricError` where undefined.
-        Each node is evaluated once (by identity), so the cost is linear in the nodes held in
-        memory however often a subexpression is shared."""
-        return _eval_i(self, env)
+        ``env`` maps each variable read to an ``int`` in ``[0, 2^WIDTH)`` (an ``int`` subclass by its
+        plain value); anything else read (a negative int, a bool, a float, a numpy integer) is a
+        :class:`ParametricError` naming the variable, never computed with. Each node is evaluated
+        once (by identity), so the cost is linear in the nodes held in memory however often a
+        subexpression is shared."""
+        return _eval_i(self, _env_mapping(env))
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,8 +218,8 @@ class Var(IExpr):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
-        if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise ParametricError(f"index variable: expected an identifier, found {safe_repr(self.name)}")
+        if not is_name(self.name):
+            raise ParametricError(f"index variable: expected an identifier, found {safe_repr(self.name)}{name_note(self.name)}")
 
     def __str__(self) -> str:
         return self.name
@@ -269,8 +295,9 @@ class Cond:
                               "evaluate one with .eval(env)")
 
     def eval(self, env: Mapping[str, int]) -> bool:
-        """The truth value at ``env`` (short-circuit), each node evaluated once (:meth:`IExpr.eval`)."""
-        return _eval_c(self, env)
+        """The truth value at ``env`` (short-circuit), each node evaluated once; ``env`` as
+        :meth:`IExpr.eval` reads it."""
+        return _eval_c(self, _env_mapping(env))
 
 
 _CMPS = ("<", "<=", "==", "!=")
@@ -331,8 +358,8 @@ class Pred(Cond):
     def __post_init__(self) -> None:
         object.__setattr__(self, "idx", _plain_tuple(self.idx, f"predicate {safe_repr(self.name)} arguments"))
         object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
-        if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise ParametricError(f"predicate: expected an identifier name, found {safe_repr(self.name)}")
+        if not is_name(self.name):
+            raise ParametricError(f"predicate: expected an identifier name, found {safe_repr(self.name)}{name_note(self.name)}")
 
     def __str__(self) -> str:
         return f"{self.name}({', '.join(map(str, self.idx))})"
@@ -401,7 +428,8 @@ _PREDICATES: contextvars.ContextVar[Mapping[str, Callable[..., bool]]] = context
 
 @contextlib.contextmanager
 def predicates(preds: Mapping[str, Callable[..., bool]]) -> Iterator[None]:
-    """Evaluate :class:`Pred` conditions with these callables inside the ``with`` block."""
+    """Evaluate :class:`Pred` conditions with these predicates inside the ``with`` block: each a
+    callable on points (:func:`call_predicate`) or a set of points, true exactly at its members."""
     token = _PREDICATES.set({**_PREDICATES.get(), **preds})
     try:
         yield
@@ -575,8 +603,8 @@ class Fam(Value):
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
         object.__setattr__(self, "idx", _plain_tuple(self.idx, f"weight family {safe_repr(self.name)} indices"))
-        if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise ParametricError(f"weight family: expected an identifier name, found {safe_repr(self.name)}")
+        if not is_name(self.name):
+            raise ParametricError(f"weight family: expected an identifier name, found {safe_repr(self.name)}{name_note(self.name)}")
         if self.name == "in":
             raise ParametricError("weight family: the name 'in' is reserved for the input cells; choose another name")
 
@@ -639,6 +667,26 @@ def where(cond: Cond, a: object, b: object = 0) -> Value:
 # ---- concrete evaluation -------------------------------------------------------------------------
 
 
+def _env_mapping(env: object) -> Mapping[str, int]:
+    """``env`` if it is a mapping (of variable names to values), else :class:`ParametricError`."""
+    if not isinstance(env, Mapping):
+        raise ParametricError(f"variable assignment: expected a mapping {{name: int}}, found {type(env).__name__} {safe_repr(env, 60)}")
+    return env
+
+
+def env_value(name: str, v: object) -> int:
+    """The value ``v`` an assignment gives the index variable ``name``, as the ``int`` an index
+    expression denotes: an ``int`` in ``[0, 2^WIDTH)`` (an ``int`` subclass by its plain value),
+    else :class:`ParametricError` naming the variable. A value outside the language was computed
+    with as it came: ``i + 1`` at ``i = -5`` was ``-4``, at ``i = 0.5`` ``1.5``, and at a numpy
+    ``int64`` near ``2^63`` the sum wrapped to a negative number."""
+    x = plain_int(v)
+    if type(x) is int and 0 <= x < _TOP:
+        return x
+    raise ParametricError(f"index variable {name}: expected an int in [0, 2^{WIDTH}) as its value, found "
+                          f"{type(v).__name__} {safe_repr(v, 60)}")
+
+
 def _eval_i(e: IExpr, env: Mapping[str, int], memo: dict[int, object] | None = None) -> int:
     """``e`` at ``env``; ``memo`` holds the value of every node already evaluated in this walk, by
     identity, so a subexpression shared ``k`` times is evaluated once: the walk is linear in the
@@ -647,9 +695,10 @@ def _eval_i(e: IExpr, env: Mapping[str, int], memo: dict[int, object] | None = N
         return e.value
     if isinstance(e, Var):
         try:
-            return env[e.name]
+            v = env[e.name]
         except KeyError:
             raise ParametricError(f"index variable {e.name!r} has no value (known: {sorted(env)})") from None
+        return v if type(v) is int and 0 <= v < _TOP else env_value(e.name, v)
     if memo is None:
         memo = {}
     hit = memo.get(id(e))
@@ -716,7 +765,10 @@ def _eval_c(c: Cond, env: Mapping[str, int], memo: dict[int, object] | None = No
         fn = _PREDICATES.get().get(c.name)
         if fn is None:
             raise ParametricError(f"predicate {c.name} has no value (give it as instantiate(..., placement={{...}}))")
-        r = call_predicate(c.name, fn, tuple(_eval_i(x, env, memo) for x in c.idx))
+        point = tuple(_eval_i(x, env, memo) for x in c.idx)
+        # a set of points holds exactly at its members, as the bulk evaluation reads it (a set in a
+        # ``predicates`` block was called: "'set' object is not callable")
+        r = (point in fn) if isinstance(fn, AbstractSet) else call_predicate(c.name, fn, point)
     else:
         raise ParametricError(f"condition: unknown node {type(c).__name__}")
     memo[id(c)] = r

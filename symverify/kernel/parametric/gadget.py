@@ -57,6 +57,8 @@ from symverify.kernel.parametric.expr import (
     VSum,
     as_iexpr,
     as_value,
+    is_name,
+    name_note,
     nesting,
     node_count,
     vars_c,
@@ -80,8 +82,8 @@ class Param:
     def __post_init__(self) -> None:
         plain_fields(self, "lo", "hi")  # an int subclass as its plain value: z3 and the concrete checks read one number
         object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
-        if not isinstance(self.name, str) or not self.name.isidentifier() or self.name in CELL_VARS:
-            raise ParametricError(f"parameter: expected an identifier other than i, q; found {safe_repr(self.name)}")
+        if not is_name(self.name) or self.name in CELL_VARS:
+            raise ParametricError(f"parameter: expected an identifier other than i, q; found {safe_repr(self.name)}{name_note(self.name)}")
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in (self.lo, self.hi)) or not 0 <= self.lo <= self.hi < 1 << WIDTH:
             raise ParametricError(f"parameter {self.name}: expected ints 0 ≤ lo ≤ hi < 2^{WIDTH}, found lo={safe_repr(self.lo)}, hi={safe_repr(self.hi)}")
 
@@ -245,6 +247,14 @@ class Gadget:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise ParametricError(f"gadget name: expected a str, found {type(self.name).__name__} {safe_repr(self.name, 60)}")
+        # the name heads every verdict and ∀ row about the gadget (``NAME: proved for all RANGES``,
+        # ``∀ NAME: RANGES``): read as its characters (a str subclass printed another name), and one
+        # identifier or several joined by dots (``lib.shift``), so that no space, colon or line break
+        # in it can write ranges the claim was not proved for
+        object.__setattr__(self, "name", plain_str(self.name))
+        if not all(is_name(part) for part in self.name.split(".")):
+            raise ParametricError(f"gadget name: expected an identifier, or identifiers joined by dots (lib.shift), "
+                                  f"found {safe_repr(self.name, 60)}{name_note(self.name)}: it heads every verdict about the gadget")
         if not isinstance(self.doc, str):
             raise ParametricError(f"gadget {self.name} doc: expected a str, found {type(self.doc).__name__}")
         object.__setattr__(self, "params", _seq(self.params, f"gadget {self.name} params", "Params"))
@@ -262,11 +272,18 @@ class Gadget:
                 raise ParametricError(f"gadget {self.name} {what}: expected a Cond (lt, eq, bit, ...), found {type(c).__name__} {safe_repr(c, 60)}")
         if not isinstance(self.families, Mapping):
             raise ParametricError(f"gadget {self.name} families: expected a mapping from names to index sizes, found {type(self.families).__name__}")
-        for fname, size in self.families.items():
-            if not isinstance(fname, str) or not fname.isidentifier():
-                raise ParametricError(f"gadget {self.name} families: expected identifier names, found {safe_repr(fname, 60)}")
-            _seq(size, f"gadget {self.name} family {fname} size", "index expressions")
-        object.__setattr__(self, "families", Families({plain_str(k): tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()}))
+        # read once: the names checked are the names kept (a mapping iterating otherwise at a second
+        # read declared a family "a b" past the check), each name once as its characters
+        declared: dict[str, tuple[IExpr, ...]] = {}
+        for fname, size in list(self.families.items()):
+            fname = plain_str(fname)
+            if not is_name(fname) or fname == "in":
+                raise ParametricError(f"gadget {self.name} families: expected identifier names other than 'in' (the input "
+                                      f"cells), found {safe_repr(fname, 60)}{name_note(fname)}")
+            if fname in declared:
+                raise ParametricError(f"gadget {self.name} families: family {fname} declared twice; expected one size per family")
+            declared[fname] = tuple(as_iexpr(x) for x in _seq(size, f"gadget {self.name} family {fname} size", "index expressions"))
+        object.__setattr__(self, "families", Families(declared))
         fields = ("rows", "cols", "where", "care", "entry", "assume", "spec", "layers", "cases", "families")
         # before any walk over them (the nesting's included): a shared subexpression is walked once per use
         count = node_count(tuple(tuple(self.families.values()) if what == "families" else getattr(self, what) for what in fields), MAX_NODES)
@@ -370,15 +387,20 @@ class Gadget:
             raise ParametricError(f"gadget {self.name}: expected the parameter values as a mapping {{name: int}}, found {type(values).__name__}")
         out: dict[str, int] = {}
         for p in self.params:
-            v = plain_int(values.get(p.name))  # an int subclass as its plain value (its own <=, + … could lie)
+            if p.name not in values:  # not "found None": a value of None given is another mistake
+                given = ", ".join(sorted(map(repr, values))) or "none"
+                raise ParametricError(f"gadget {self.name}: parameter {p.name} is missing; expected an int in "
+                                      f"[{p.lo}, {p.hi}] (given: {given})")
+            v = plain_int(values[p.name])  # an int subclass as its plain value (its own <=, + … could lie)
             if not isinstance(v, int) or isinstance(v, bool):
                 raise ParametricError(f"gadget {self.name}: parameter {p.name} needs an int value, found {safe_repr(v)}")
             if not p.lo <= v <= p.hi:
                 raise ParametricError(f"gadget {self.name}: parameter {p.name} = {safe_repr(v)} outside its range [{p.lo}, {p.hi}]")
             out[p.name] = v
         extra = set(values) - set(out)
-        if extra:
-            raise ParametricError(f"gadget {self.name}: unknown parameters {sorted(extra)}")
+        if extra:  # by their reprs: names of several types (a str and an int) have no order among them
+            raise ParametricError(f"gadget {self.name}: unknown parameters {', '.join(sorted(map(repr, extra)))} "
+                                  f"(parameters: {', '.join(out) or 'none'})")
         if not self.where.eval(out):
             raise ParametricError(f"gadget {self.name}: parameters {out} violate its condition {self.where}")
         return out

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from symverify.kernel.parametric.expr import (
+    MAX_NESTING,
     MAX_NODES,
     TRUE,
     BoolOp,
@@ -55,12 +56,13 @@ from symverify.kernel.parametric.expr import (
     VSum,
     ge,
     lt,
+    nesting,
     subst_c,
     subst_i,
 )
 from symverify.kernel.parametric.gadget import Gadget, PLayer
 
-__all__ = ["Atom", "Term", "Obligation", "output_terms", "spec_terms", "value_terms", "obligations", "eval_terms", "MAX_TERMS", "ExpansionLimitError",
+__all__ = ["Atom", "Term", "Obligation", "output_terms", "spec_terms", "value_terms", "obligations", "eval_terms", "MAX_TERMS", "MAX_TERM_NESTING", "ExpansionLimitError",
            "expansion_budget"]
 
 
@@ -254,16 +256,32 @@ def _reader(g: Gadget) -> Reader:
     return read
 
 
+MAX_TERM_NESTING = MAX_NESTING + MAX_NESTING // 2
+"""The deepest a layer's terms (their guards and atoms' indices) may nest (:func:`output_terms`):
+each layer substitutes the row and channel it reads into the previous layer's terms, so their index
+expressions deepen with every layer read through (the row read through ``k`` causal shifts is
+``k + 2`` deep), and every walk over them recurses on their depth — the z3 encoding's lookups
+compare them field by field, a few frames per level: 450 shifts raised ``RecursionError``. Beyond
+it the statement is ``unknown`` (:class:`ExpansionLimitError`), as past :data:`MAX_TERMS`; the
+gadget's own expressions are held to ``MAX_NESTING``, and the library's terms nest at most 19 deep."""
+
+
 def output_terms(g: Gadget) -> list[Term]:
-    """The gadget's output cell ``(i, q)`` as terms (module docstring)."""
+    """The gadget's output cell ``(i, q)`` as terms (module docstring); :class:`ExpansionLimitError`
+    when a layer's terms nest deeper than :data:`MAX_TERM_NESTING`."""
     terms: list[Term] = _reader(g)(Var("i"), Var("q"))
-    for pl in g.layers:
+    for k, pl in enumerate(g.layers):
         prev = terms
 
         def read(r: IExpr, c: IExpr, prev: list[Term] = prev) -> list[Term]:
             return _subst_terms(prev, r, c)
 
         terms = _layer_terms(pl, g.rows, read)
+        depth = nesting(tuple((t.guard, t.atoms) for t in terms))
+        if depth > MAX_TERM_NESTING:
+            raise ExpansionLimitError(f"the terms of layer {k} nest {depth} deep, more than MAX_TERM_NESTING = {MAX_TERM_NESTING} "
+                                      "(each layer read through deepens the index expressions it reads; every walk over them "
+                                      "recurses on their depth)")
     return terms
 
 

@@ -1075,6 +1075,10 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     if type(g) is not Gadget:  # a subclass could skip the checks its __post_init__ makes, or answer its fields otherwise
         sub = " (a subclass of Gadget: not the gadget its checks were made on)" if isinstance(g, Gadget) else ""
         raise ParametricError(f"prove_forall: expected a parametric Gadget, found {type(g).__name__}{sub}")
+    # the gadget as its fields are now, checked by its constructor: one whose field was changed by
+    # object.__setattr__ after it was built skipped those checks and kept the predicate names it had
+    # cached (an assume read no predicate, or one never true, was then ignored: a refutation of a vacuous claim)
+    g = dataclasses.replace(g)
     if timeout is not None and timeout_s is not None:
         raise ParametricError(f"prove_forall: give timeout or timeout_s (the same bound), not both; found {timeout!r} and {timeout_s!r}")
     named, asked = ("timeout_s", timeout_s) if timeout_s is not None else ("timeout", 60.0 if timeout is None else timeout)
