@@ -227,3 +227,72 @@ def test_a_gate_whose_field_read_raises_is_refused_by_the_walk_not_a_crash():
     object.__setattr__(c, "gates", (odd, *c.gates[1:]))
     with pytest.raises(EncodingError, match=r"x: expected every gate of type Gate exactly, found an instance of .*Raising"):
         check_plain(c, "x")
+
+
+# ---- the grids' cell maps, kept by content -------------------------------------------------------
+
+_P61 = 2**61 - 1
+"""``hash(x + _P61) == hash(x)`` for ints and fractions alike (Python's numeric hash is mod ``2^61 − 1``)."""
+
+
+def _tapped(fill: object, value: object) -> Model:
+    h = Grid(1, 2, fill, ((0, 1, 0, 1, value),))
+    return Model(1, 2, 1, 2, (Layer.make(1, 2, W=Grid.from_rows([[1, 0], [0, 1]]), h=h, b1=Grid.from_rows([[1, 1]])),))
+
+
+@pytest.mark.parametrize("method", [*METHODS, "z3"])
+def test_a_grid_rewritten_to_content_of_the_same_hash_poisons_no_other_side(method):
+    """A grid's cell map was kept by the grid's equality and hash, with the grid itself as the key:
+    once its rectangles were rewritten in place to a value of the same hash (``5 → 5 + 2^61 − 1``),
+    a *fresh* model holding ``5 + 2^61 − 1`` found the old cells and every method proved it equal
+    to the model holding 5. A cell map is kept by the content it was painted from."""
+    b = _tapped(0, 5)
+    grid = b.layers[0].h
+    assert grid.nonzero() == {(0, 0): 5}  # the first grid of this content: its cell map is kept
+    a = _tapped(0, 5)
+    assert sv.verify(a, b, method=method).proved
+    object.__setattr__(grid, "rects", ((0, 1, 0, 1, 5 + _P61),))
+    fresh = _tapped(0, 5 + _P61)
+    assert sv.verify(a, fresh, method=method).refuted
+    assert sv.verify(a, b, method=method).refuted
+    assert grid.nonzero() == {(0, 0): 5 + _P61}
+    assert sv.evaluate(fresh, [[3, 4]]) == [[4 * 3 * (5 + _P61), 0]]
+
+
+def test_a_fraction_rewritten_in_place_to_the_same_hash_is_painted_again():
+    """A rectangle whose value equals the fill (``1/3``, another object) is no cell; its Fraction
+    rewritten in place to ``(1 + 2^61 − 1)/3`` (the same hash) is one, in the rewritten grid and in
+    a fresh grid of that content alike."""
+    b = _tapped(Fraction(1, 3), Fraction(1, 3))
+    assert b.layers[0].h.cells() == {}  # the first grid of this content: its cell map is kept
+    a = _tapped(Fraction(1, 3), Fraction(1, 3))
+    assert sv.verify(a, b, method="randomized").proved
+    object.__setattr__(b.layers[0].h.rects[0][4], "_numerator", 1 + _P61)
+    fresh = _tapped(Fraction(1, 3), Fraction(1 + _P61, 3))
+    assert hash(fresh.layers[0].h) == hash(b.layers[0].h)
+    assert sv.verify(a, fresh, method="randomized").refuted
+    assert sv.verify(a, b, method="randomized").refuted
+    assert fresh.layers[0].h.cells() == {(0, 0): Fraction(1 + _P61, 3)}
+
+
+def test_equal_grids_share_their_cell_map_and_count():
+    """Grids of equal content holding the same value objects share one cell map (the kept result)."""
+    from symverify.kernel.ir import grid as grid_module
+
+    rects = ((0, 2, 0, 2, 1), (1, 2, 1, 2, Fraction(1, 7)))
+    g1, g2 = Grid(2, 2, 0, rects), Grid(2, 2, 0, rects)
+    painted = []
+    paint = grid_module._paint
+
+    def counting(g: Grid) -> dict:
+        painted.append(g)
+        return paint(g)
+
+    grid_module._CELLS._entries.clear()
+    try:
+        grid_module._CELLS(g1, counting)
+        grid_module._CELLS(g2, counting)
+        assert painted == [g1]
+    finally:
+        grid_module._CELLS._entries.clear()
+    assert g1.nonzero_count() == g2.nonzero_count() == 4

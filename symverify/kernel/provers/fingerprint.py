@@ -67,7 +67,7 @@ from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.circuit import _check as check_circuit
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo, fields_now, forget
-from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical
+from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical, scalars_held
 from symverify.kernel.ir.scalar import _check_terms as check_sym_terms
 from symverify.kernel.semantics.straightline import program
 
@@ -443,21 +443,9 @@ bounds, plans and digest are the old content's. So is a side not found here (evi
 other memos may still hold its old content's entries."""
 
 
-def _scalars_state(values: Iterable[object]) -> list[object]:
-    """Each value of ``values`` that is not a plain ``int`` (immutable), with its fields
-    (:func:`~symverify.kernel.ir.memo.fields_now`: a ``Fraction``'s numerator and denominator, a
-    :class:`Sym`'s terms) and, for a :class:`Sym`, each of its terms' coefficients with theirs."""
-    out: list[object] = []
-    for x in values:
-        if type(x) is not int:
-            out.append(x)
-            out.extend(fields_now(x))
-            if type(x) is Sym and type(x.terms) is tuple:
-                for term in x.terms:
-                    if type(term) is tuple and len(term) == 2:
-                        out.append(term[1])
-                        out.extend(fields_now(term[1]))
-    return out
+_scalars_state = scalars_held
+"""Each value that is not a plain ``int``, with its fields and a :class:`Sym`'s coefficients with theirs
+(:func:`~symverify.kernel.ir.scalar.scalars_held`)."""
 
 
 _OP, _ARGS, _COEFFS = attrgetter("op"), attrgetter("args"), attrgetter("coeffs")
