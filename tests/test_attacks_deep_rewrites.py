@@ -296,3 +296,47 @@ def test_equal_grids_share_their_cell_map_and_count():
     finally:
         grid_module._CELLS._entries.clear()
     assert g1.nonzero_count() == g2.nonzero_count() == 4
+
+
+# ---- a digest asked for without a check first -----------------------------------------------------
+
+
+def test_content_digest_names_the_content_after_an_in_place_rewrite_without_a_check():
+    """``content_digest`` returned the digest kept for the side's identity, so after an in-place
+    rewrite, with no ``verify`` or ``check_plain`` in between, it named the old content."""
+    c = _product()
+    before = content_digest(c)
+    object.__setattr__(c.gates[0], "args", (1, 1))
+    assert content_digest(c) != before
+    assert content_digest(c) == content_digest(Circuit(2, 1, (Gate.mul(1, 1), Gate.lin(2, Fraction(1, 3), 0, 1)), (3,)))
+
+
+def test_a_kaleidoscope_instance_refuses_a_check_of_its_content_before_an_in_place_rewrite():
+    """A proof-script row took a matrix check's verdict for a factorization whose kaleidoscope was
+    rewritten in place after the check (a factor's diagonal): the factorization's digest was the one
+    kept from the check, so the row was ``proved`` for a kaleidoscope that no longer computes it."""
+    from symverify.errors import UsageError
+    from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+    from symverify.kernel.provers.matrix import verify_matrix
+    from symverify.scripts.instances import kaleidoscope_instance
+
+    swap = [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
+    f = permutation_to_kaleidoscope([1, 0, 2])
+    check = verify_matrix(f, swap)
+    assert check.proved
+    factor = f.kaleidoscope.groups[0].factors[0]
+    object.__setattr__(factor, "d1", (2, *factor.d1[1:]))
+    with pytest.raises(UsageError, match=r"kaleidoscope instance 'swap': the check is of another kaleidoscope of the same sizes"):
+        kaleidoscope_instance("swap", f, check)
+    assert not verify_matrix(f, swap).proved
+
+
+def test_a_compile_results_circuit_digest_names_the_circuit_as_compiled():
+    """The compilers write the source circuit's digest into the certificate's meta: after an
+    in-place rewrite of a gate it is the rewritten circuit's, not the one kept from a ``verify``."""
+    a, b = _product(), _product()
+    assert sv.verify(a, b, method="randomized").proved
+    object.__setattr__(b.gates[0], "args", (0, 0))
+    compiled = sv.compile(b)
+    fresh = Circuit(2, 1, (Gate.mul(0, 0), Gate.lin(2, Fraction(1, 3), 0, 1)), (3,))
+    assert dict(compiled.certificate.meta)["circuit_digest"] == content_digest(fresh)

@@ -631,9 +631,25 @@ the object keeps its ``id`` from being reused, so a hit is the digest of that ve
 def fingerprint(obj: Side) -> bytes:
     """SHA-256 of :data:`DOMAIN`, the side's kind and :func:`encode` (streamed, not materialised).
 
+    The side is checked first as :func:`check_plain` checks it (its snapshot compared with the one
+    kept): a side rewritten in place since its digest was kept (``object.__setattr__`` on a gate, a
+    grid, a factor, a ``Fraction``) is walked again and its kept digest dropped, so the digest names
+    what the side holds now."""
+    write = _writer(obj)
+    _plain(obj, _PARTS[type(obj)])
+    return _digest(obj, write)
+
+
+def checked_fingerprint(obj: Side) -> bytes:
+    """:func:`fingerprint` of a side that :func:`check_plain` accepted earlier in the same call
+    (``verify``'s sides, at the start of each ``verify``): without a second snapshot of the side.
+
     The digests of the last few sides are kept (the pre-check and a later randomized run of one
     ``verify`` hash the same sides)."""
-    write = _writer(obj)
+    return _digest(obj, _writer(obj))
+
+
+def _digest(obj: Side, write: Callable[[Sink, Any], None]) -> bytes:
     hit = _RECENT.get(obj)
     if hit is not None:
         return hit
@@ -646,8 +662,14 @@ def fingerprint(obj: Side) -> bytes:
 def content_digest(obj: Side) -> str:
     """``"sha256:<hex>"`` of :func:`fingerprint`: the name of a side's exact content in reports,
     proof runs and golden records (equal digests mean equal sides; the same on every machine, run
-    and seed)."""
+    and seed), of what the side holds now (a side rewritten in place is checked and hashed again)."""
     return "sha256:" + fingerprint(obj).hex()
+
+
+def checked_digest(obj: Side) -> str:
+    """:func:`content_digest` of a side :func:`check_plain` accepted earlier in the same call
+    (:func:`checked_fingerprint`)."""
+    return "sha256:" + checked_fingerprint(obj).hex()
 
 
 # ---- the objects other claims are about --------------------------------------------------------
