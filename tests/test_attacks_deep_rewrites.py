@@ -340,3 +340,19 @@ def test_a_compile_results_circuit_digest_names_the_circuit_as_compiled():
     compiled = sv.compile(b)
     fresh = Circuit(2, 1, (Gate.mul(0, 0), Gate.lin(2, Fraction(1, 3), 0, 1)), (3,))
     assert dict(compiled.certificate.meta)["circuit_digest"] == content_digest(fresh)
+
+
+def test_a_model_with_a_fraction_fill_is_not_walked_again(monkeypatch):
+    """The snapshot of a grid whose fill is not an int held a tuple made afresh on every read, so it
+    never matched: every check of such a model walked it again and dropped every memo's entries for
+    it (its plans, bounds and digest recomputed on every ``verify``)."""
+    m = Model(1, 2, 1, 2, (Layer.make(1, 2, W=Grid.from_rows([[1, 0], [0, 1]]), b2=Grid.full(1, 2, Fraction(1, 3))),))
+    check_plain(m, "x")
+    walked = []
+    parts = fingerprint._PARTS[Model]
+    monkeypatch.setitem(fingerprint._PARTS, Model, lambda obj, where, state=None: walked.append(obj) or parts(obj, where, state))
+    check_plain(m, "x")
+    assert walked == []
+    object.__setattr__(m.layers[0].b2.fill, "_numerator", 2)
+    check_plain(m, "x")
+    assert walked == [m]

@@ -472,7 +472,6 @@ def _grid_state(g: object) -> list[object]:
     out = [g, *fields_now(g)]
     if type(g) is Grid:
         rects = g.rects
-        out.append(fields_now(g.fill) if type(g.fill) is not int else None)
         out.extend(_scalars_state([g.fill]))
         if type(rects) is CellArray:
             out.extend(fields_now(rects))
