@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symverify as sv
+from symverify.errors import IRError
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
 from symverify.kernel.ir.cellarray import CellArray
@@ -356,3 +357,54 @@ def test_a_model_with_a_fraction_fill_is_not_walked_again(monkeypatch):
     object.__setattr__(m.layers[0].b2.fill, "_numerator", 2)
     check_plain(m, "x")
     assert walked == [m]
+
+
+# ---- a cell array out of its constructor's form ----------------------------------------------------
+
+
+def _arrayed(extra: list) -> Model:
+    import numpy as np
+
+    cells = CellArray(np.array([0, 0]), np.array([0, 1]), np.array([1.0, 2.0]), extra=extra)
+    return Model(1, 3, 1, 3, (Layer.make(1, 3, W=Grid.identity(3), b2=Grid(1, 3, 0, cells)),))
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("extra", ((0, 0, Fraction(1, 3)),), r"extra cell \(0, 0\) is also an array cell"),
+    ("extra", ((0, 2, 0),), r"extra cell \(0, 2\) is 0"),
+    ("extra", ((0, 2, 5), (0, 2, 7)), r"extra cell \(0, 2\) is given twice"),
+    ("extra", ((0, 2, Fraction(2, 2, _normalize=False)),), r"expected its cells sorted by \(row, col\), each value canonical"),
+    ("extra", [(0, 2, 5)], r"cell array extra: expected a tuple of \(row, col, value\) tuples"),
+    ("_order", [5], r"the kept positions of its extra cells are not theirs, found \[5\]"),
+])
+@pytest.mark.parametrize("method", ["exact", "randomized"])
+def test_a_cell_array_field_set_out_of_its_constructors_form_is_refused(field, value, message, method):
+    """A cell array's ``extra`` or kept positions set past its ``__setattr__``: the readers differ in
+    what they trust (iteration follows the kept positions and lets a later cell win, ``Grid.get``
+    reads ``extra`` first), so an extra cell on an array cell was proved equal to the model without
+    it while ``get`` read ``1/3`` there, and a kept position past the end dropped a cell (a
+    ``ValueError`` in every method). The check of a side reads the cell array in its constructor's form."""
+    a, b = _arrayed([]), _arrayed([(0, 2, Fraction(1, 3))])
+    object.__setattr__(b.layers[0].b2.rects, field, value)
+    with pytest.raises(IRError, match=r"rhs: layer 0 b2: .*" + message + r".*\(a .*field set after construction\?\)"):
+        sv.verify(a, b, method=method)
+
+
+def test_a_cell_arrays_writable_array_is_refused():
+    """An array set in place of the read-only copy could be written after the check."""
+    import numpy as np
+
+    a, b = _arrayed([]), _arrayed([])
+    object.__setattr__(b.layers[0].b2.rects, "vals", np.array([1.0, 2.0]))
+    with pytest.raises(IRError, match=r"cell array vals: expected a read-only 1-d float64 array as the constructor stores it"):
+        sv.verify(a, b, method="randomized")
+
+
+def test_a_cell_array_with_extra_cells_is_checked_again_and_accepted_after_its_first_read():
+    """Its positions kept on first iteration change its snapshot: the next check walks it again and
+    accepts them (they are its own)."""
+    a, b = _arrayed([(0, 2, Fraction(1, 3))]), _arrayed([(0, 2, Fraction(1, 3))])
+    for method in ("randomized", "exact", "randomized"):
+        assert sv.verify(a, b, method=method).proved
+    assert b.layers[0].b2.rects._order == [2]
+    assert sv.verify(_arrayed([]), b, method="randomized").refuted

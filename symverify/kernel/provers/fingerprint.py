@@ -358,6 +358,7 @@ def _grid_form(g: Grid, where: str) -> None:
     if type(rects) is CellArray:
         if not (type(fill) is int and fill == 0):
             raise IRError(f"{where}: a grid stored as a cell array needs fill 0, found {safe_repr(fill, 40)} (a field set after construction?)")
+        rects.check_form(where)
         rects.check_fits(g.rows, g.cols, where)
         return
     rows, cols = g.rows, g.cols
