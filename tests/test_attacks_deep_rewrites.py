@@ -408,3 +408,26 @@ def test_a_cell_array_with_extra_cells_is_checked_again_and_accepted_after_its_f
         assert sv.verify(a, b, method=method).proved
     assert b.layers[0].b2.rects._order == [2]
     assert sv.verify(_arrayed([]), b, method="randomized").refuted
+
+
+# ---- what a memo hands out -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["python", "torch"])
+def test_a_circuits_kept_program_cannot_be_changed_through_what_it_hands_out(backend):
+    """``program(c)`` is kept for ``c`` and read by every later ``verify`` of it; its ``mod_code``
+    and ``code`` were lists, so code that changed one in place (here ``x·y``'s second operand made
+    ``x``) had ``randomized`` prove ``x·y ≡ x·x`` while ``evaluate`` read 6 against 4."""
+    if backend == "torch":
+        pytest.importorskip("torch")
+    from symverify.kernel.semantics.straightline import program
+
+    c, xx = Circuit(2, 1, (Gate.mul(0, 1),), (2,)), Circuit(2, 1, (Gate.mul(0, 0),), (2,))
+    assert sv.verify(c, xx, method="randomized", backend=backend).refuted
+    prog = program(c)
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        prog.mod_code[2][0] = 0  # type: ignore[index]
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        prog.code[0] = (0, 0, 0, -1, -1)  # type: ignore[index]
+    assert program(c) is prog
+    assert sv.verify(c, xx, method="randomized", backend=backend).refuted
