@@ -431,3 +431,19 @@ def test_a_circuits_kept_program_cannot_be_changed_through_what_it_hands_out(bac
         prog.code[0] = (0, 0, 0, -1, -1)  # type: ignore[index]
     assert program(c) is prog
     assert sv.verify(c, xx, method="randomized", backend=backend).refuted
+
+
+def test_the_weight_names_of_a_coefficient_rewritten_in_place_are_read_again_before_a_refusal():
+    """The names of a side's symbolic weights are kept by its identity; after a coefficient was
+    rewritten in place (``a`` → ``b``), ``evaluate`` refused ``params={'b': …}`` as no weight of it
+    and ``execute`` asked for ``a``. The names are read again before a name or value is refused."""
+    c = Circuit(1, 1, (Gate.lin(0, sym("a"), 0, 0),), (1,))
+    assert sv.evaluate(c, [[2]], {"a": 3}) == [[6]]
+    assert sv.execute(c, [[2]], params={"a": 3}).tolist() == [[6]]
+    object.__setattr__(c.gates[0], "coeffs", (sym("b"), 0))
+    assert sv.evaluate(c, [[2]], {"b": 3}) == [[6]]
+    assert sv.execute(c, [[2]], params={"b": 5}).tolist() == [[10]]
+    with pytest.raises(IRError, match=r"params: 'a' is not a symbolic weight of the circuit \(its symbolic weights are b\)"):
+        sv.evaluate(c, [[2]], {"a": 3})
+    with pytest.raises(IRError, match=r"the circuit has symbolic weights b; pass their values"):
+        sv.execute(c, [[2]], params={})
