@@ -447,3 +447,27 @@ def test_the_weight_names_of_a_coefficient_rewritten_in_place_are_read_again_bef
         sv.evaluate(c, [[2]], {"a": 3})
     with pytest.raises(IRError, match=r"the circuit has symbolic weights b; pass their values"):
         sv.execute(c, [[2]], params={})
+
+
+def test_a_butterfly_factors_kept_plan_set_past_its_dataclass_is_refused():
+    """A small 0/1 factor keeps its plan on itself, read while its fields are the ones it was made
+    from; a plan set with ``object.__setattr__`` naming those very fields (here an empty one: the
+    identity) was read for them, and every method proved the swap ``[1, 0, 2]`` equal to the
+    identity. The check of a side reads a kept plan against the factor's diagonals."""
+    from symverify.ir.build import from_matrix
+    from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+    from symverify.kernel.provers.matrix import verify_matrix
+
+    swap, ident = [[0, 1, 0], [1, 0, 0], [0, 0, 1]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    f = permutation_to_kaleidoscope([1, 0, 2])
+    assert verify_matrix(f, swap).proved
+    assert sv.verify(f, from_matrix(swap, 3, 1), method="exact").proved  # twice: the kept plans are accepted
+    kept = [fac for g in f.kaleidoscope.groups for fac in g.factors if fac._plan_cache is not None]
+    assert kept
+    for fac in kept:
+        object.__setattr__(fac, "_plan_cache", (fac._plan_cache[0], ()))
+    with pytest.raises(IRError, match=r"the plan kept on a butterfly factor \(size 4, stride \d\) is not the one its diagonals give"):
+        verify_matrix(f, ident)
+    for method in ("exact", "randomized"):
+        with pytest.raises(IRError, match=r"the plan kept on a butterfly factor"):
+            sv.verify(f.kaleidoscope, from_matrix(ident, 3, 1), method=method)
