@@ -471,3 +471,33 @@ def test_a_butterfly_factors_kept_plan_set_past_its_dataclass_is_refused():
     for method in ("exact", "randomized"):
         with pytest.raises(IRError, match=r"the plan kept on a butterfly factor"):
             sv.verify(f.kaleidoscope, from_matrix(ident, 3, 1), method=method)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.sampled_from([0, 1, 5, Fraction(1, 3), Fraction(-2, 7)])),
+                min_size=1, max_size=5),
+       st.sampled_from([0, Fraction(1, 3)]), st.integers(0, 4), st.booleans())
+def test_a_grids_cells_are_its_content_after_any_rewrite_of_the_same_hash(cells, fill, k, in_place):
+    """Random grids whose cell maps were read, then rewritten to content of the same hash (an int
+    ``+ 2^61 − 1`` in place of the rectangles, or a fraction's numerator ``+ 2^61 − 1`` in place):
+    their cells, and those of a fresh grid of the new content, are the ones painted from it."""
+    from symverify.kernel.ir import grid as grid_module
+
+    rects = tuple((i, i + 1, j, j + 1, Fraction(v.numerator, v.denominator) if type(v) is Fraction else v) for i, j, v in cells)
+    g = Grid(3, 3, fill, rects)
+    g.cells(), g.nonzero_count()
+    r0, r1, c0, c1, v = rects[k % len(rects)]
+    if in_place and type(v) is Fraction:
+        object.__setattr__(v, "_numerator", v.numerator + _P61)
+        new_rects = rects
+    elif type(v) is int:
+        new_rects = tuple(r if r is not rects[k % len(rects)] else (r0, r1, c0, c1, v + _P61) for r in rects)
+        object.__setattr__(g, "rects", new_rects)
+    else:
+        return
+    fresh = Grid(3, 3, fill, tuple((a, b, c, d, Fraction(x.numerator, x.denominator) if type(x) is Fraction else x)
+                                   for a, b, c, d, x in new_rects))
+    assert hash(fresh) == hash(g)
+    for grid in (g, fresh):
+        assert grid.cells() == grid_module._paint(grid)
+        assert grid.nonzero_count() == grid_module._count(grid)
