@@ -9,6 +9,7 @@ digest were reused) while ``evaluate`` read the new one."""
 
 from __future__ import annotations
 
+import copy
 from fractions import Fraction
 
 import pytest
@@ -322,7 +323,7 @@ def test_a_kaleidoscope_instance_refuses_a_check_of_its_content_before_an_in_pla
     from symverify.scripts.instances import kaleidoscope_instance
 
     swap = [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
-    f = permutation_to_kaleidoscope([1, 0, 2])
+    f = copy.deepcopy(permutation_to_kaleidoscope([1, 0, 2]))  # its own objects: the builder keeps and shares what it returns
     check = verify_matrix(f, swap)
     assert check.proved
     factor = f.kaleidoscope.groups[0].factors[0]
@@ -459,7 +460,7 @@ def test_a_butterfly_factors_kept_plan_set_past_its_dataclass_is_refused():
     from symverify.kernel.provers.matrix import verify_matrix
 
     swap, ident = [[0, 1, 0], [1, 0, 0], [0, 0, 1]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
-    f = permutation_to_kaleidoscope([1, 0, 2])
+    f = copy.deepcopy(permutation_to_kaleidoscope([1, 0, 2]))  # its own objects: the builder keeps and shares what it returns
     assert verify_matrix(f, swap).proved
     assert sv.verify(f, from_matrix(swap, 3, 1), method="exact").proved  # twice: the kept plans are accepted
     kept = [fac for g in f.kaleidoscope.groups for fac in g.factors if fac._plan_cache is not None]
