@@ -9,6 +9,7 @@ digest were reused) while ``evaluate`` read the new one."""
 
 from __future__ import annotations
 
+import copy
 from fractions import Fraction
 
 import pytest
@@ -16,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symverify as sv
+from symverify.errors import IRError
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
 from symverify.kernel.ir.cellarray import CellArray
@@ -227,3 +229,276 @@ def test_a_gate_whose_field_read_raises_is_refused_by_the_walk_not_a_crash():
     object.__setattr__(c, "gates", (odd, *c.gates[1:]))
     with pytest.raises(EncodingError, match=r"x: expected every gate of type Gate exactly, found an instance of .*Raising"):
         check_plain(c, "x")
+
+
+# ---- the grids' cell maps, kept by content -------------------------------------------------------
+
+_P61 = 2**61 - 1
+"""``hash(x + _P61) == hash(x)`` for ints and fractions alike (Python's numeric hash is mod ``2^61 − 1``)."""
+
+
+def _tapped(fill: object, value: object) -> Model:
+    h = Grid(1, 2, fill, ((0, 1, 0, 1, value),))
+    return Model(1, 2, 1, 2, (Layer.make(1, 2, W=Grid.from_rows([[1, 0], [0, 1]]), h=h, b1=Grid.from_rows([[1, 1]])),))
+
+
+@pytest.mark.parametrize("method", [*METHODS, "z3"])
+def test_a_grid_rewritten_to_content_of_the_same_hash_poisons_no_other_side(method):
+    """A grid's cell map was kept by the grid's equality and hash, with the grid itself as the key:
+    once its rectangles were rewritten in place to a value of the same hash (``5 → 5 + 2^61 − 1``),
+    a *fresh* model holding ``5 + 2^61 − 1`` found the old cells and every method proved it equal
+    to the model holding 5. A cell map is kept by the content it was painted from."""
+    b = _tapped(0, 5)
+    grid = b.layers[0].h
+    assert grid.nonzero() == {(0, 0): 5}  # the first grid of this content: its cell map is kept
+    a = _tapped(0, 5)
+    assert sv.verify(a, b, method=method).proved
+    object.__setattr__(grid, "rects", ((0, 1, 0, 1, 5 + _P61),))
+    fresh = _tapped(0, 5 + _P61)
+    assert sv.verify(a, fresh, method=method).refuted
+    assert sv.verify(a, b, method=method).refuted
+    assert grid.nonzero() == {(0, 0): 5 + _P61}
+    assert sv.evaluate(fresh, [[3, 4]]) == [[4 * 3 * (5 + _P61), 0]]
+
+
+def test_a_fraction_rewritten_in_place_to_the_same_hash_is_painted_again():
+    """A rectangle whose value equals the fill (``1/3``, another object) is no cell; its Fraction
+    rewritten in place to ``(1 + 2^61 − 1)/3`` (the same hash) is one, in the rewritten grid and in
+    a fresh grid of that content alike."""
+    b = _tapped(Fraction(1, 3), Fraction(1, 3))
+    assert b.layers[0].h.cells() == {}  # the first grid of this content: its cell map is kept
+    a = _tapped(Fraction(1, 3), Fraction(1, 3))
+    assert sv.verify(a, b, method="randomized").proved
+    object.__setattr__(b.layers[0].h.rects[0][4], "_numerator", 1 + _P61)
+    fresh = _tapped(Fraction(1, 3), Fraction(1 + _P61, 3))
+    assert hash(fresh.layers[0].h) == hash(b.layers[0].h)
+    assert sv.verify(a, fresh, method="randomized").refuted
+    assert sv.verify(a, b, method="randomized").refuted
+    assert fresh.layers[0].h.cells() == {(0, 0): Fraction(1 + _P61, 3)}
+
+
+def test_equal_grids_share_their_cell_map_and_count():
+    """Grids of equal content holding the same value objects share one cell map (the kept result)."""
+    from symverify.kernel.ir import grid as grid_module
+
+    rects = ((0, 2, 0, 2, 1), (1, 2, 1, 2, Fraction(1, 7)))
+    g1, g2 = Grid(2, 2, 0, rects), Grid(2, 2, 0, rects)
+    painted = []
+    paint = grid_module._paint
+
+    def counting(g: Grid) -> dict:
+        painted.append(g)
+        return paint(g)
+
+    grid_module._CELLS._entries.clear()
+    try:
+        grid_module._CELLS(g1, counting)
+        grid_module._CELLS(g2, counting)
+        assert painted == [g1]
+    finally:
+        grid_module._CELLS._entries.clear()
+    assert g1.nonzero_count() == g2.nonzero_count() == 4
+
+
+# ---- a digest asked for without a check first -----------------------------------------------------
+
+
+def test_content_digest_names_the_content_after_an_in_place_rewrite_without_a_check():
+    """``content_digest`` returned the digest kept for the side's identity, so after an in-place
+    rewrite, with no ``verify`` or ``check_plain`` in between, it named the old content."""
+    c = _product()
+    before = content_digest(c)
+    object.__setattr__(c.gates[0], "args", (1, 1))
+    assert content_digest(c) != before
+    assert content_digest(c) == content_digest(Circuit(2, 1, (Gate.mul(1, 1), Gate.lin(2, Fraction(1, 3), 0, 1)), (3,)))
+
+
+def test_a_kaleidoscope_instance_refuses_a_check_of_its_content_before_an_in_place_rewrite():
+    """A proof-script row took a matrix check's verdict for a factorization whose kaleidoscope was
+    rewritten in place after the check (a factor's diagonal): the factorization's digest was the one
+    kept from the check, so the row was ``proved`` for a kaleidoscope that no longer computes it."""
+    from symverify.errors import UsageError
+    from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+    from symverify.kernel.provers.matrix import verify_matrix
+    from symverify.scripts.instances import kaleidoscope_instance
+
+    swap = [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
+    f = copy.deepcopy(permutation_to_kaleidoscope([1, 0, 2]))  # its own objects: the builder keeps and shares what it returns
+    check = verify_matrix(f, swap)
+    assert check.proved
+    factor = f.kaleidoscope.groups[0].factors[0]
+    object.__setattr__(factor, "d1", (2, *factor.d1[1:]))
+    with pytest.raises(UsageError, match=r"kaleidoscope instance 'swap': the check is of another kaleidoscope of the same sizes"):
+        kaleidoscope_instance("swap", f, check)
+    assert not verify_matrix(f, swap).proved
+
+
+def test_a_compile_results_circuit_digest_names_the_circuit_as_compiled():
+    """The compilers write the source circuit's digest into the certificate's meta: after an
+    in-place rewrite of a gate it is the rewritten circuit's, not the one kept from a ``verify``."""
+    a, b = _product(), _product()
+    assert sv.verify(a, b, method="randomized").proved
+    object.__setattr__(b.gates[0], "args", (0, 0))
+    compiled = sv.compile(b)
+    fresh = Circuit(2, 1, (Gate.mul(0, 0), Gate.lin(2, Fraction(1, 3), 0, 1)), (3,))
+    assert dict(compiled.certificate.meta)["circuit_digest"] == content_digest(fresh)
+
+
+def test_a_model_with_a_fraction_fill_is_not_walked_again(monkeypatch):
+    """The snapshot of a grid whose fill is not an int held a tuple made afresh on every read, so it
+    never matched: every check of such a model walked it again and dropped every memo's entries for
+    it (its plans, bounds and digest recomputed on every ``verify``)."""
+    m = Model(1, 2, 1, 2, (Layer.make(1, 2, W=Grid.from_rows([[1, 0], [0, 1]]), b2=Grid.full(1, 2, Fraction(1, 3))),))
+    check_plain(m, "x")
+    walked = []
+    parts = fingerprint._PARTS[Model]
+    monkeypatch.setitem(fingerprint._PARTS, Model, lambda obj, where, state=None: walked.append(obj) or parts(obj, where, state))
+    check_plain(m, "x")
+    assert walked == []
+    object.__setattr__(m.layers[0].b2.fill, "_numerator", 2)
+    check_plain(m, "x")
+    assert walked == [m]
+
+
+# ---- a cell array out of its constructor's form ----------------------------------------------------
+
+
+def _arrayed(extra: list) -> Model:
+    import numpy as np
+
+    cells = CellArray(np.array([0, 0]), np.array([0, 1]), np.array([1.0, 2.0]), extra=extra)
+    return Model(1, 3, 1, 3, (Layer.make(1, 3, W=Grid.identity(3), b2=Grid(1, 3, 0, cells)),))
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("extra", ((0, 0, Fraction(1, 3)),), r"extra cell \(0, 0\) is also an array cell"),
+    ("extra", ((0, 2, 0),), r"extra cell \(0, 2\) is 0"),
+    ("extra", ((0, 2, 5), (0, 2, 7)), r"extra cell \(0, 2\) is given twice"),
+    ("extra", ((0, 2, Fraction(2, 2, _normalize=False)),), r"expected its cells sorted by \(row, col\), each value canonical"),
+    ("extra", [(0, 2, 5)], r"cell array extra: expected a tuple of \(row, col, value\) tuples"),
+    ("_order", [5], r"the kept positions of its extra cells are not theirs, found \[5\]"),
+])
+@pytest.mark.parametrize("method", ["exact", "randomized"])
+def test_a_cell_array_field_set_out_of_its_constructors_form_is_refused(field, value, message, method):
+    """A cell array's ``extra`` or kept positions set past its ``__setattr__``: the readers differ in
+    what they trust (iteration follows the kept positions and lets a later cell win, ``Grid.get``
+    reads ``extra`` first), so an extra cell on an array cell was proved equal to the model without
+    it while ``get`` read ``1/3`` there, and a kept position past the end dropped a cell (a
+    ``ValueError`` in every method). The check of a side reads the cell array in its constructor's form."""
+    a, b = _arrayed([]), _arrayed([(0, 2, Fraction(1, 3))])
+    object.__setattr__(b.layers[0].b2.rects, field, value)
+    with pytest.raises(IRError, match=r"rhs: layer 0 b2: .*" + message + r".*\(a .*field set after construction\?\)"):
+        sv.verify(a, b, method=method)
+
+
+def test_a_cell_arrays_writable_array_is_refused():
+    """An array set in place of the read-only copy could be written after the check."""
+    import numpy as np
+
+    a, b = _arrayed([]), _arrayed([])
+    object.__setattr__(b.layers[0].b2.rects, "vals", np.array([1.0, 2.0]))
+    with pytest.raises(IRError, match=r"cell array vals: expected a read-only 1-d float64 array as the constructor stores it"):
+        sv.verify(a, b, method="randomized")
+
+
+def test_a_cell_array_with_extra_cells_is_checked_again_and_accepted_after_its_first_read():
+    """Its positions kept on first iteration change its snapshot: the next check walks it again and
+    accepts them (they are its own)."""
+    a, b = _arrayed([(0, 2, Fraction(1, 3))]), _arrayed([(0, 2, Fraction(1, 3))])
+    for method in ("randomized", "exact", "randomized"):
+        assert sv.verify(a, b, method=method).proved
+    assert b.layers[0].b2.rects._order == [2]
+    assert sv.verify(_arrayed([]), b, method="randomized").refuted
+
+
+# ---- what a memo hands out -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["python", "torch"])
+def test_a_circuits_kept_program_cannot_be_changed_through_what_it_hands_out(backend):
+    """``program(c)`` is kept for ``c`` and read by every later ``verify`` of it; its ``mod_code``
+    and ``code`` were lists, so code that changed one in place (here ``x·y``'s second operand made
+    ``x``) had ``randomized`` prove ``x·y ≡ x·x`` while ``evaluate`` read 6 against 4."""
+    if backend == "torch":
+        pytest.importorskip("torch")
+    from symverify.kernel.semantics.straightline import program
+
+    c, xx = Circuit(2, 1, (Gate.mul(0, 1),), (2,)), Circuit(2, 1, (Gate.mul(0, 0),), (2,))
+    assert sv.verify(c, xx, method="randomized", backend=backend).refuted
+    prog = program(c)
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        prog.mod_code[2][0] = 0  # type: ignore[index]
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        prog.code[0] = (0, 0, 0, -1, -1)  # type: ignore[index]
+    assert program(c) is prog
+    assert sv.verify(c, xx, method="randomized", backend=backend).refuted
+
+
+def test_the_weight_names_of_a_coefficient_rewritten_in_place_are_read_again_before_a_refusal():
+    """The names of a side's symbolic weights are kept by its identity; after a coefficient was
+    rewritten in place (``a`` → ``b``), ``evaluate`` refused ``params={'b': …}`` as no weight of it
+    and ``execute`` asked for ``a``. The names are read again before a name or value is refused."""
+    c = Circuit(1, 1, (Gate.lin(0, sym("a"), 0, 0),), (1,))
+    assert sv.evaluate(c, [[2]], {"a": 3}) == [[6]]
+    assert sv.execute(c, [[2]], params={"a": 3}).tolist() == [[6]]
+    object.__setattr__(c.gates[0], "coeffs", (sym("b"), 0))
+    assert sv.evaluate(c, [[2]], {"b": 3}) == [[6]]
+    assert sv.execute(c, [[2]], params={"b": 5}).tolist() == [[10]]
+    with pytest.raises(IRError, match=r"params: 'a' is not a symbolic weight of the circuit \(its symbolic weights are b\)"):
+        sv.evaluate(c, [[2]], {"a": 3})
+    with pytest.raises(IRError, match=r"the circuit has symbolic weights b; pass their values"):
+        sv.execute(c, [[2]], params={})
+
+
+def test_a_butterfly_factors_kept_plan_set_past_its_dataclass_is_refused():
+    """A small 0/1 factor keeps its plan on itself, read while its fields are the ones it was made
+    from; a plan set with ``object.__setattr__`` naming those very fields (here an empty one: the
+    identity) was read for them, and every method proved the swap ``[1, 0, 2]`` equal to the
+    identity. The check of a side reads a kept plan against the factor's diagonals."""
+    from symverify.ir.build import from_matrix
+    from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+    from symverify.kernel.provers.matrix import verify_matrix
+
+    swap, ident = [[0, 1, 0], [1, 0, 0], [0, 0, 1]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    f = copy.deepcopy(permutation_to_kaleidoscope([1, 0, 2]))  # its own objects: the builder keeps and shares what it returns
+    assert verify_matrix(f, swap).proved
+    assert sv.verify(f, from_matrix(swap, 3, 1), method="exact").proved  # twice: the kept plans are accepted
+    kept = [fac for g in f.kaleidoscope.groups for fac in g.factors if fac._plan_cache is not None]
+    assert kept
+    for fac in kept:
+        object.__setattr__(fac, "_plan_cache", (fac._plan_cache[0], ()))
+    with pytest.raises(IRError, match=r"the plan kept on a butterfly factor \(size 4, stride \d\) is not the one its diagonals give"):
+        verify_matrix(f, ident)
+    for method in ("exact", "randomized"):
+        with pytest.raises(IRError, match=r"the plan kept on a butterfly factor"):
+            sv.verify(f.kaleidoscope, from_matrix(ident, 3, 1), method=method)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.sampled_from([0, 1, 5, Fraction(1, 3), Fraction(-2, 7)])),
+                min_size=1, max_size=5),
+       st.sampled_from([0, Fraction(1, 3)]), st.integers(0, 4), st.booleans())
+def test_a_grids_cells_are_its_content_after_any_rewrite_of_the_same_hash(cells, fill, k, in_place):
+    """Random grids whose cell maps were read, then rewritten to content of the same hash (an int
+    ``+ 2^61 − 1`` in place of the rectangles, or a fraction's numerator ``+ 2^61 − 1`` in place):
+    their cells, and those of a fresh grid of the new content, are the ones painted from it."""
+    from symverify.kernel.ir import grid as grid_module
+
+    rects = tuple((i, i + 1, j, j + 1, Fraction(v.numerator, v.denominator) if type(v) is Fraction else v) for i, j, v in cells)
+    g = Grid(3, 3, fill, rects)
+    g.cells(), g.nonzero_count()
+    r0, r1, c0, c1, v = rects[k % len(rects)]
+    if in_place and type(v) is Fraction:
+        object.__setattr__(v, "_numerator", v.numerator + _P61)
+        new_rects = rects
+    elif type(v) is int:
+        new_rects = tuple(r if r is not rects[k % len(rects)] else (r0, r1, c0, c1, v + _P61) for r in rects)
+        object.__setattr__(g, "rects", new_rects)
+    else:
+        return
+    fresh = Grid(3, 3, fill, tuple((a, b, c, d, Fraction(x.numerator, x.denominator) if type(x) is Fraction else x)
+                                   for a, b, c, d, x in new_rects))
+    assert hash(fresh) == hash(g)
+    for grid in (g, fresh):
+        assert grid.cells() == grid_module._paint(grid)
+        assert grid.nonzero_count() == grid_module._count(grid)

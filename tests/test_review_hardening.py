@@ -91,9 +91,9 @@ def test_check_plain_walks_a_side_once_by_identity(monkeypatch) -> None:
     walked: list[int] = []
     real = fingerprint._circuit_parts
 
-    def counting(c: Circuit, where: str) -> None:
+    def counting(c: Circuit, where: str, state: object = None) -> None:
         walked.append(id(c))
-        real(c, where)
+        real(c, where, state)
 
     monkeypatch.setattr(fingerprint, "_circuit_parts", counting)
     monkeypatch.setitem(fingerprint._PARTS, Circuit, counting)

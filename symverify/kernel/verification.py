@@ -42,7 +42,7 @@ from symverify.kernel.provers import outcome
 from symverify.kernel.provers.certified import meta_circuit_note
 from symverify.kernel.provers.counterexample import recheck, stopped_note, value_bits
 from symverify.kernel.provers.exact import bits_text
-from symverify.kernel.provers.fingerprint import content_digest
+from symverify.kernel.provers.fingerprint import checked_digest
 from symverify.kernel.provers.options import CERTIFICATE_METHODS, METHODS, Method, Options
 from symverify.kernel.provers.outcome import (
     Counterexample,
@@ -202,8 +202,10 @@ def side_digest(side: Side) -> str:
     """``"sha256:<hex>"``, the SHA-256 fingerprint of the side's exact content
     (:func:`~symverify.kernel.provers.fingerprint.fingerprint`: an injective encoding of every gate,
     coefficient, weight and size; not its name, nor its certificate, nor any address or float). Equal
-    digests mean equal sides; the digest is the same on every machine, run and seed."""
-    return content_digest(side.obj)
+    digests mean equal sides; the digest is the same on every machine, run and seed. The side is
+    :func:`verify`'s, checked when it was read (:func:`~symverify.kernel.provers.sides.as_side`), so
+    it is hashed without a second snapshot (:func:`~symverify.kernel.provers.fingerprint.checked_digest`)."""
+    return checked_digest(side.obj)
 
 
 def _describe(side: Side) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from symverify.errors import CompileError, IRError
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.engines._torch import require_torch
-from symverify.kernel.ir.analysis import params_of
+from symverify.kernel.ir.analysis import params_of, reread_params
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.memo import IdentityMemo
@@ -158,7 +158,10 @@ def cached(obj: Model | Circuit, numbers: Numbers, build: Callable[[], P]) -> P:
 
 
 def check_params(obj: Model | Circuit, numbers: Numbers) -> None:
-    missing = sorted(params_of(obj) - {k for k, _ in numbers.params})
+    given = {k for k, _ in numbers.params}
+    missing = sorted(params_of(obj) - given)
+    if missing:  # the kept names may be of content rewritten in place since: read them again
+        missing = sorted(reread_params(obj) - given)
     if missing:
         what = "model" if isinstance(obj, Model) else "circuit"
         raise IRError(

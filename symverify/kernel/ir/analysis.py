@@ -26,7 +26,7 @@ from symverify.kernel.ir.circuit import Circuit, Op
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import is_zero
 
-__all__ = ["model_of", "read_attribute", "levels", "depth", "live_sets", "cut_width", "degree_bounds", "needed_nodes", "CircuitStats", "stats", "params_of", "check_known"]
+__all__ = ["model_of", "read_attribute", "levels", "depth", "live_sets", "cut_width", "degree_bounds", "needed_nodes", "CircuitStats", "stats", "params_of", "reread_params", "check_known"]
 
 
 def read_attribute(obj: Any, name: str, default: Any, what: str) -> Any:
@@ -294,6 +294,14 @@ def params_of(obj: Circuit | Model) -> frozenset[str]:
     return _PARAMS(obj, lambda: frozenset(obj.params()))
 
 
+def reread_params(obj: Circuit | Model) -> frozenset[str]:
+    """:func:`params_of` read again from ``obj`` and kept: before a name is refused as unknown, or a
+    weight as missing its value, since the kept names are of the content ``obj`` held when they
+    were read (a coefficient rewritten in place past its frozen dataclass since is not seen by the
+    memo)."""
+    return _PARAMS.put(obj, frozenset(obj.params()))
+
+
 def check_known(obj: Circuit | Model, params: Mapping[str, object] | None, where: str = "params") -> None:
     """IRError when ``params`` names something other than a symbolic weight of ``obj``
     (:func:`params_of`): a misspelt name would otherwise be ignored, unnoticed whenever the weight
@@ -306,6 +314,8 @@ def check_known(obj: Circuit | Model, params: Mapping[str, object] | None, where
     if not params:  # no names to check: the object's weights are not read
         return
     known = params_of(obj)
+    if any(k not in known for k in params):  # the kept names may be of content rewritten in place since: read them again
+        known = reread_params(obj)
     unknown = sorted(repr(k) for k in params if k not in known)
     if unknown:
         what = "model" if isinstance(obj, Model) else "circuit"

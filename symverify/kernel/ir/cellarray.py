@@ -278,6 +278,42 @@ class CellArray(Sequence[Rect]):
         return CellArray(r[order], c[order], v[order], [(i, j, x) for (i, j), x in ex.items() if not is_zero(x)], where=where)
 
     # ---- reading -------------------------------------------------------------------------
+    def check_form(self, where: str) -> None:
+        """Refuse (:class:`IRError`) a cell array whose fields are not as its constructor leaves them,
+        as after ``object.__setattr__`` past :meth:`__setattr__`: ``rows``, ``cols``, ``vals``
+        read-only 1-d ``int64``/``int64``/``float64`` arrays over ``bytes`` (so they cannot be
+        written), the cells valid (finite, nonzero, distinct, row-major), ``extra`` a tuple of plain
+        ``(int, int, canonical nonzero scalar)`` tuples sorted by cell, none an array cell, and the
+        kept positions of the extra cells (``_order``, set on first iteration) None or theirs. The
+        readers differ in what they trust: iteration (the interpreter, the encoding) follows
+        ``_order`` and lets a later cell win, :meth:`get` reads ``extra`` first and the executors read
+        the arrays, so a cell array out of that form is read as different weights by each."""
+        import numpy as np
+
+        arrays = (("rows", self.rows, np.int64), ("cols", self.cols, np.int64), ("vals", self.vals, np.float64))
+        for name, a, dtype in arrays:
+            if not (type(a) is np.ndarray and a.ndim == 1 and a.dtype == dtype and not a.flags.writeable
+                    and type(a.base) is bytes):
+                raise IRError(f"{where}: cell array {name}: expected a read-only 1-d {np.dtype(dtype)} array as the constructor "
+                              f"stores it, found {type(a).__name__} {safe_repr(a, 60)} (a field set after construction?)")
+        extra = self.extra
+        if not (type(extra) is tuple and all(type(c) is tuple and len(c) == 3 and type(c[0]) is int and type(c[1]) is int
+                                             for c in extra)):
+            raise IRError(f"{where}: cell array extra: expected a tuple of (row, col, value) tuples of int indices, found "
+                          f"{safe_repr(extra, 80)} (a field set after construction?)")
+        try:
+            fresh = CellArray(self.rows, self.cols, self.vals, extra, where=where)  # the constructor's checks of the cells
+        except (IRError, ShapeError) as e:
+            raise IRError(f"{e} (a cell array's field set after construction?)") from None
+        if not (fresh.extra == extra and all(type(x[2]) is type(y[2]) for x, y in zip(fresh.extra, extra))):
+            raise IRError(f"{where}: cell array extra: expected its cells sorted by (row, col), each value canonical, "
+                          f"found {safe_repr(extra, 80)} (a field set after construction?)")
+        order = self._order
+        if order is not None and not (type(order) is list and extra and order == fresh._positions().tolist()
+                                      and all(type(p) is int for p in order)):
+            raise IRError(f"{where}: cell array: the kept positions of its extra cells are not theirs, found "
+                          f"{safe_repr(order, 60)} (a field set after construction?)")
+
     def check_fits(self, rows: int, cols: int, where: str) -> None:
         """Refuse cells outside a ``rows × cols`` grid."""
         n = len(self.rows)

@@ -21,10 +21,11 @@ arrays, so building, counting, reading a cell and converting to a tensor cost no
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from operator import itemgetter
+from operator import is_, itemgetter
+from typing import Generic, TypeVar
 
 from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
@@ -40,6 +41,7 @@ from symverify.kernel.ir.scalar import (
     plain_fields,
     plain_items,
     plain_str,
+    scalars_held,
     unordered,
 )
 
@@ -390,8 +392,63 @@ def _array_cells(g: Grid) -> dict[tuple[int, int], Scalar]:
     return {(r0, c0): v for r0, _, c0, _, v in g.rects}
 
 
-@lru_cache(maxsize=4096)
+_V = TypeVar("_V")
+_VALUE = itemgetter(4)
+
+
+class _ByContent(Generic[_V]):
+    """The results of a pure function of a grid's content, kept for the last ``size`` contents and
+    shared by equal grids (compiled models hold many equal grids).
+
+    An entry is found by the content ``(rows, cols, fill, rects)`` as it was read when the entry was
+    stored (never the grid object, whose fields ``object.__setattr__`` can rewrite after it was
+    stored: a key that changes under the table would be found by content it no longer has), and it
+    is a hit only while the values it holds that could change in place (each ``Fraction`` or
+    :class:`~symverify.kernel.ir.scalar.Sym`, with its fields: :func:`~symverify.kernel.ir.scalar.scalars_held`)
+    are the very objects of the lookup's content and unchanged. So a hit is the result for the
+    content the grid holds now: an ``int`` ``5 + (2^61 − 1)`` hashes as ``5``, and a grid rewritten
+    from one to the other (or a ``Fraction`` rewritten in place) is computed again, never handed
+    the other content's cells, nor is a grid equal to the rewritten one. (The lookup of the very
+    rectangle tuple and fill an entry of plain ints was computed from skips the scan of the values:
+    a tuple of ints cannot change.)"""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: dict[tuple[object, ...], tuple[object, object, list[object], _V]] = {}  # oldest first
+        self._lock = threading.Lock()  # held by every write; a read is one dict lookup
+
+    def __call__(self, g: Grid, compute: Callable[[Grid], _V]) -> _V:
+        rects, fill = g.rects, g.fill
+        key = (g.rows, g.cols, fill, rects)
+        hit = self._entries.get(key)
+        if hit is not None and hit[0] is rects and hit[1] is fill and not hit[2]:
+            return hit[3]  # the very tuple of plain ints it was computed from (a tuple and an int cannot change)
+        if type(fill) is int and (type(rects) is not tuple or set(map(type, map(_VALUE, rects))) <= _INT):
+            held: list[object] = []  # plain ints only: nothing that can change in place
+        else:
+            held = scalars_held([fill, *map(_VALUE, rects)] if type(rects) is tuple else [fill])
+        if hit is not None and len(hit[2]) == len(held) and all(map(is_, hit[2], held)):
+            return hit[3]
+        value = compute(g)
+        with self._lock:
+            self._entries.pop(key, None)
+            self._entries[key] = (rects, fill, held, value)
+            gone = [self._entries.pop(next(iter(self._entries))) for _ in range(len(self._entries) - self.size)]
+        del gone  # released after the lock
+        return value
+
+
+_INT = frozenset({int})
+_CELLS: _ByContent[dict[tuple[int, int], Scalar]] = _ByContent(4096)
+_COUNTS: _ByContent[int] = _ByContent(4096)
+
+
 def _cells(g: Grid) -> dict[tuple[int, int], Scalar]:
+    """Every cell of the rectangles ``g`` holds whose value differs from its fill (kept per content: :class:`_ByContent`)."""
+    return _CELLS(g, _paint)
+
+
+def _paint(g: Grid) -> dict[tuple[int, int], Scalar]:
     area = sum((r1 - r0) * (c1 - c0) for r0, r1, c0, c1, _ in g.rects)
     limits.check(area, "MAX_PAINT",
                  f"the cells of a {show_int(g.rows)}×{show_int(g.cols)} grid with {len(g.rects)} rectangles")
@@ -407,8 +464,12 @@ def _cells(g: Grid) -> dict[tuple[int, int], Scalar]:
     return out
 
 
-@lru_cache(maxsize=4096)
 def _nonzero_count(g: Grid) -> int:
+    """:func:`_count` of ``g``, kept per content (:class:`_ByContent`)."""
+    return _COUNTS(g, _count)
+
+
+def _count(g: Grid) -> int:
     """Nonzero cells by coordinate compression: the rectangles' edges cut the grid into blocks whose
     cells all hold one value; each block is resolved once, from the last rectangle down."""
     if not g.rects:

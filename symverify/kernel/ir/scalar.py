@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
@@ -21,8 +21,9 @@ from typing import Any, TypeVar, Union, cast
 
 from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, safe_repr, show_rational
+from symverify.kernel.ir.memo import fields_now
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number", "plain_resource", "number_table", "plain_index"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number", "plain_resource", "number_table", "plain_index", "scalars_held"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -314,6 +315,27 @@ def as_scalar(x: object, where: str = "value") -> Scalar:
 
 _SYM_TERMS = Sym.__dict__["terms"]
 """The slot of a :class:`Sym`'s terms, read past any property of a subclass."""
+
+
+def scalars_held(values: Iterable[object]) -> list[object]:
+    """Every object ``values`` hold that a field written past its class's checks
+    (``object.__setattr__``, a ``Fraction``'s ``_numerator`` slot) could change in place: each value
+    that is not a plain ``int`` (ints cannot change), with its fields
+    (:func:`~symverify.kernel.ir.memo.fields_now`: a ``Fraction``'s numerator and denominator, a
+    :class:`Sym`'s terms) and, for a :class:`Sym`, each of its terms' coefficients with theirs (its
+    monomials are tuples of strs and ints). Two lists of the same values whose items are the same
+    objects, item by item (``is``), mean no value changed in between."""
+    out: list[object] = []
+    for x in values:
+        if type(x) is not int:
+            out.append(x)
+            out.extend(fields_now(x))
+            if type(x) is Sym and type(x.terms) is tuple:
+                for term in x.terms:
+                    if type(term) is tuple and len(term) == 2:
+                        out.append(term[1])
+                        out.extend(fields_now(term[1]))
+    return out
 
 
 def _from_sympy_number(x: object, where: str) -> Scalar:

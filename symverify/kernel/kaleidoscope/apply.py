@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import sub
+from operator import is_, sub
 from typing import Any, Union
 
 from symverify.deadline import Check
@@ -154,13 +154,7 @@ def _plan(f: ButterflyFactor, ring: Ring) -> Plan:
     d1, d2, d3, d4 = f.d1, f.d2, f.d3, f.d4
     plan: Plan = []
     if f.all_int:
-        co = ring.coerce
-        for m in _moved(f):
-            p = pair_index(n, s, m)
-            a, b, c, d = d1[m], d2[m], d3[m], d4[m]
-            plan.append((p, p + s,
-                         None if a == 0 else _ONE if a == 1 else co(a), None if b == 0 else _ONE if b == 1 else co(b),
-                         None if c == 0 else _ONE if c == 1 else co(c), None if d == 0 else _ONE if d == 1 else co(d)))
+        plan = _int_plan(f, ring.coerce)
         if n <= _CACHED_UP_TO and _zero_one(f):
             object.__setattr__(f, "_plan_cache", ((n, s, d1, d2, d3, d4), tuple(plan)))  # frozen: derived from these fields alone
         return plan
@@ -171,6 +165,42 @@ def _plan(f: ButterflyFactor, ring: Ring) -> Plan:
         p = pair_index(n, s, m)
         plan.append((p, p + s, _classify(a, ring), _classify(b, ring), _classify(c, ring), _classify(d, ring)))
     return plan
+
+
+def _int_plan(f: ButterflyFactor, co: Any) -> Plan:
+    """:func:`_plan` of an all-int factor: its moved pairs, each entry 0 → None, 1 → _ONE, else ``co(entry)``."""
+    s, n = f.stride, f.size
+    d1, d2, d3, d4 = f.d1, f.d2, f.d3, f.d4
+    plan: Plan = []
+    for m in _moved(f):
+        p = pair_index(n, s, m)
+        a, b, c, d = d1[m], d2[m], d3[m], d4[m]
+        plan.append((p, p + s,
+                     None if a == 0 else _ONE if a == 1 else co(a), None if b == 0 else _ONE if b == 1 else co(b),
+                     None if c == 0 else _ONE if c == 1 else co(c), None if d == 0 else _ONE if d == 1 else co(d)))
+    return plan
+
+
+def kept_plan_is_own(f: ButterflyFactor) -> bool:
+    """Whether the plan kept on ``f`` (``_plan_cache``), if any, is the one :func:`_plan` makes from
+    ``f``'s fields now, in the form it stores (the fields it was made from, a tuple of plain
+    ``(int, int, None | _ONE, …)`` pairs): a plan set past the frozen dataclass
+    (``object.__setattr__``) naming the factor's own fields would otherwise be read for them (an
+    empty plan evaluates the factor as the identity). The check of a side reads it
+    (:func:`~symverify.kernel.provers.fingerprint.check_plain`)."""
+    cached = f._plan_cache
+    if cached is None:
+        return True
+    if not (type(cached) is tuple and len(cached) == 2 and type(cached[0]) is tuple and len(cached[0]) == 6
+            and type(cached[1]) is tuple):
+        return False
+    kept = cached[1]
+    if not all(type(e) is tuple and len(e) == 6 and type(e[0]) is int and type(e[1]) is int
+               and all(x is None or x is _ONE for x in e[2:]) for e in kept):
+        return False
+    if not all(map(is_, cached[0], (f.size, f.stride, f.d1, f.d2, f.d3, f.d4))):
+        return True  # not read (:func:`_plan` makes a plan afresh for other fields)
+    return f.all_int is True and f.size <= _CACHED_UP_TO and _zero_one(f) and tuple(_int_plan(f, None)) == kept  # 0/1 entries: nothing coerced
 
 
 def _term(c: Any, v: Any) -> Any:

@@ -67,7 +67,7 @@ from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.circuit import _check as check_circuit
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo, fields_now, forget
-from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical
+from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical, scalars_held
 from symverify.kernel.ir.scalar import _check_terms as check_sym_terms
 from symverify.kernel.semantics.straightline import program
 
@@ -358,6 +358,7 @@ def _grid_form(g: Grid, where: str) -> None:
     if type(rects) is CellArray:
         if not (type(fill) is int and fill == 0):
             raise IRError(f"{where}: a grid stored as a cell array needs fill 0, found {safe_repr(fill, 40)} (a field set after construction?)")
+        rects.check_form(where)
         rects.check_fits(g.rows, g.cols, where)
         return
     rows, cols = g.rows, g.cols
@@ -425,6 +426,11 @@ def _factor_form(f: ButterflyFactor, where: str) -> None:
     if f.all_int is not ints:
         raise IRError(f"{where}: its all_int is {safe_repr(f.all_int, 20)} but its entries are {'all' if ints else 'not all'} "
                       "plain ints, as its constructor derives it (a field set after construction?)")
+    from symverify.kernel.kaleidoscope.apply import kept_plan_is_own
+
+    if not kept_plan_is_own(f):
+        raise IRError(f"{where}: the plan kept on a butterfly factor (size {f.size}, stride {f.stride}) is not the one its "
+                      "diagonals give (a field set after construction?)")
 
 
 _PARTS: dict[type, Callable[[Any, str, Any], object]] = {Circuit: _circuit_parts, Model: _model_parts,
@@ -464,21 +470,9 @@ bounds, plans and digest are the old content's. So is a side not found here (evi
 other memos may still hold its old content's entries."""
 
 
-def _scalars_state(values: Iterable[object]) -> list[object]:
-    """Each value of ``values`` that is not a plain ``int`` (immutable), with its fields
-    (:func:`~symverify.kernel.ir.memo.fields_now`: a ``Fraction``'s numerator and denominator, a
-    :class:`Sym`'s terms) and, for a :class:`Sym`, each of its terms' coefficients with theirs."""
-    out: list[object] = []
-    for x in values:
-        if type(x) is not int:
-            out.append(x)
-            out.extend(fields_now(x))
-            if type(x) is Sym and type(x.terms) is tuple:
-                for term in x.terms:
-                    if type(term) is tuple and len(term) == 2:
-                        out.append(term[1])
-                        out.extend(fields_now(term[1]))
-    return out
+_scalars_state = scalars_held
+"""Each value that is not a plain ``int``, with its fields and a :class:`Sym`'s coefficients with theirs
+(:func:`~symverify.kernel.ir.scalar.scalars_held`)."""
 
 
 _OP, _ARGS, _COEFFS = attrgetter("op"), attrgetter("args"), attrgetter("coeffs")
@@ -510,7 +504,6 @@ def _grid_state(g: object) -> list[object]:
     out = [g, *fields_now(g)]
     if type(g) is Grid:
         rects = g.rects
-        out.append(fields_now(g.fill) if type(g.fill) is not int else None)
         out.extend(_scalars_state([g.fill]))
         if type(rects) is CellArray:
             out.extend(fields_now(rects))
@@ -538,7 +531,7 @@ def _model_state(m: Model) -> tuple[object, ...]:
 
 def _kaleidoscope_state(k: Kaleidoscope) -> tuple[object, ...]:
     """A kaleidoscope's own fields, each BB* group's and each butterfly factor's, and each diagonal
-    entry that is not an int with its fields (a factor's cached plan is checked by its own fields)."""
+    entry that is not an int with its fields, and the plan kept on it (read again by the walk: :func:`_factor_form`)."""
     groups = k.groups
     if type(groups) is not tuple:
         return (*fields_now(k), None)
@@ -550,7 +543,7 @@ def _kaleidoscope_state(k: Kaleidoscope) -> tuple[object, ...]:
             for f in g.factors:
                 out.append(f)
                 if type(f) is ButterflyFactor:
-                    out.extend((f.size, f.stride, f.d1, f.d2, f.d3, f.d4, f.all_int))
+                    out.extend((f.size, f.stride, f.d1, f.d2, f.d3, f.d4, f.all_int, f._plan_cache))
                     if not f.all_int:
                         out.extend(_scalars_state(x for d in (f.d1, f.d2, f.d3, f.d4) if type(d) is tuple for x in d))
                 else:
@@ -669,9 +662,25 @@ the object keeps its ``id`` from being reused, so a hit is the digest of that ve
 def fingerprint(obj: Side) -> bytes:
     """SHA-256 of :data:`DOMAIN`, the side's kind and :func:`encode` (streamed, not materialised).
 
+    The side is checked first as :func:`check_plain` checks it (its snapshot compared with the one
+    kept): a side rewritten in place since its digest was kept (``object.__setattr__`` on a gate, a
+    grid, a factor, a ``Fraction``) is walked again and its kept digest dropped, so the digest names
+    what the side holds now."""
+    write = _writer(obj)
+    _plain(obj, _PARTS[type(obj)])
+    return _digest(obj, write)
+
+
+def checked_fingerprint(obj: Side) -> bytes:
+    """:func:`fingerprint` of a side that :func:`check_plain` accepted earlier in the same call
+    (``verify``'s sides, at the start of each ``verify``): without a second snapshot of the side.
+
     The digests of the last few sides are kept (the pre-check and a later randomized run of one
     ``verify`` hash the same sides)."""
-    write = _writer(obj)
+    return _digest(obj, _writer(obj))
+
+
+def _digest(obj: Side, write: Callable[[Sink, Any], None]) -> bytes:
     hit = _RECENT.get(obj)
     if hit is not None:
         return hit
@@ -684,8 +693,14 @@ def fingerprint(obj: Side) -> bytes:
 def content_digest(obj: Side) -> str:
     """``"sha256:<hex>"`` of :func:`fingerprint`: the name of a side's exact content in reports,
     proof runs and golden records (equal digests mean equal sides; the same on every machine, run
-    and seed)."""
+    and seed), of what the side holds now (a side rewritten in place is checked and hashed again)."""
     return "sha256:" + fingerprint(obj).hex()
+
+
+def checked_digest(obj: Side) -> str:
+    """:func:`content_digest` of a side :func:`check_plain` accepted earlier in the same call
+    (:func:`checked_fingerprint`)."""
+    return "sha256:" + checked_fingerprint(obj).hex()
 
 
 # ---- the objects other claims are about --------------------------------------------------------

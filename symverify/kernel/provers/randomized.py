@@ -78,7 +78,7 @@ from symverify.kernel.provers.counterexample import (
     stopped_note,
     value_bits,
 )
-from symverify.kernel.provers.fingerprint import fingerprint
+from symverify.kernel.provers.fingerprint import checked_fingerprint
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.modular import Engine, PythonEngine, TorchEngine
 from symverify.kernel.provers.options import DEFAULT_ERROR_BOUND, DeadlineExceededError, Options
@@ -277,8 +277,9 @@ def transcript(lhs: Side, rhs: Side, seed: int) -> Transcript:
     fingerprints of both sides (:mod:`symverify.kernel.provers.challenge`). Every prime and point is read
     from a stream of it labelled with the draw's purpose, engine, trial and prime, so a change of
     either side gives independent points, and finding two different sides that agree at their
-    points is as hard as the stated bound says (docs/trusted-base.md, "The trial points")."""
-    return Transcript("randomized", seed, fingerprint(lhs.obj), fingerprint(rhs.obj))
+    points is as hard as the stated bound says (docs/trusted-base.md, "The trial points"). The sides
+    are ``verify``'s, checked at its start (:func:`~symverify.kernel.provers.fingerprint.checked_fingerprint`)."""
+    return Transcript("randomized", seed, checked_fingerprint(lhs.obj), checked_fingerprint(rhs.obj))
 
 
 def trials_needed(eps: Fraction, target: Fraction, *, cap: int | None = None) -> int | None:

@@ -42,8 +42,8 @@ MUL, LIN, SCALE, ZERO, CONST = 0, 1, 2, 3, 4
 # Kinds of the mod-p code only (specialisations of LIN by its exact coefficients).
 _ADD, _SUB = 5, 6
 
-Code = list[tuple[int, int, int, int, int]]
-Columns = tuple[list[int], list[int], list[int], list[int], list[int]]
+Code = tuple[tuple[int, int, int, int, int], ...]
+Columns = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,7 +59,9 @@ class Program:
     ``code`` (one ``(kind, a, b, i, j)`` per gate, ``-1`` where unused) and ``mod_code`` (the
     same gates with ``LIN`` gates of coefficients ``(1, 1)`` and ``(1, −1)`` marked as additions
     and subtractions, as five columns: kinds, ``a``, ``b``, ``i``, ``j``) are computed from those
-    arrays in bulk on first use.
+    arrays in bulk on first use, as tuples: the program is kept for its circuit
+    (:func:`program`) and every method reads it, so code that changes what it was handed (a list
+    sorted or assigned in place) would change what the next ``verify`` of that circuit evaluates.
     """
 
     circuit: Circuit
@@ -75,7 +77,7 @@ class Program:
 
     @cached_property
     def code(self) -> Code:
-        return list(zip(*_columns(self, False)))
+        return tuple(zip(*_columns(self, False)))
 
     @cached_property
     def mod_code(self) -> Columns:
@@ -121,7 +123,7 @@ def _build(c: Circuit) -> Program:
 
 
 def _columns(prog: Program, mod: bool) -> Columns:
-    """The gates' ``(kind, a, b, i, j)`` (module docstring) as five lists, from the flat arrays;
+    """The gates' ``(kind, a, b, i, j)`` (module docstring) as five tuples, from the flat arrays;
     with ``mod``, ``LIN`` gates of coefficients ``(1, 1)`` and ``(1, −1)`` become ``_ADD``, ``_SUB``."""
     import numpy as np
 
@@ -161,7 +163,7 @@ def _columns(prog: Program, mod: bool) -> Columns:
         add, sub = plain & one[j], plain & minus[j]
         kind[add], kind[sub] = _ADD, _SUB
         i[add | sub], j[add | sub] = -1, -1
-    return kind.tolist(), a.tolist(), b.tolist(), i.tolist(), j.tolist()
+    return tuple(kind.tolist()), tuple(a.tolist()), tuple(b.tolist()), tuple(i.tolist()), tuple(j.tolist())
 
 
 def eval_mod(prog: Program, inputs: Sequence[int], p: int, coeffs: Sequence[int], check: Check | None = None) -> list[int]:
