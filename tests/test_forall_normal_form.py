@@ -1,0 +1,93 @@
+"""The normal form of index expressions (:mod:`symverify.kernel.parametric.normal`) and the ∀-prover's
+unwinding of ``assume``'s arguments, against direct evaluation: the form equals the expression wherever
+it is defined, and where the rows (cells) reaching a point are said to be all of them, every row of a
+grid at which the argument reads the point is one of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symverify.kernel.parametric.expr import Bin
+from symverify.kernel.parametric.normal import evaluate, normal
+from symverify.kernel.provers.forall import _reaching, _unwind
+from symverify.parametric import ParametricError, ite, lit, lt, pred, var
+
+i, q, N, K = var("i"), var("q"), var("N"), var("K")
+
+
+_LEAVES = st.sampled_from([i, q, N, K, lit(0), lit(1), lit(2), lit(3)])
+
+
+def _exprs(leaves: st.SearchStrategy[Any] = _LEAVES) -> st.SearchStrategy[Any]:
+    def extend(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        ops = st.sampled_from(["+", "-", "*", "//", "%", "<<", ">>", "^", "&"])
+        small = st.sampled_from([lit(0), lit(1), lit(2), lit(3)])
+        return st.one_of(
+            st.builds(lambda o, a, b: Bin(o, a, b), ops, inner, inner),
+            st.builds(lambda o, a, b: Bin(o, a, b), st.sampled_from(["<<", ">>", "//"]), inner, small),
+            st.builds(lambda a, b, x, y: ite(lt(x, y), a, b), inner, inner, inner, inner))
+    return st.recursive(leaves, extend, max_leaves=10)
+
+
+def _value(e: Any, env: dict[str, int]) -> int | None:
+    try:
+        return int(e.eval(env))
+    except ParametricError:
+        return None
+
+
+_ENVS = [{"i": a, "q": b, "N": n, "K": k} for a in range(0, 7) for b in (0, 1, 5) for n in (1, 2, 7) for k in (0, 1, 3)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_exprs())
+def test_the_normal_form_equals_the_expression_wherever_it_is_defined(e: Any) -> None:
+    form = normal(e)
+    if form is None:
+        return
+    for env in _ENVS:
+        v = _value(e, env)
+        if v is not None:
+            assert evaluate(form, env) == v, (str(e), form, env)
+    for m, c in form.items():
+        assert c != 0 and isinstance(c, int)
+        assert list(m) == sorted(m, key=lambda x: (type(x).__name__, str(x)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_exprs(st.sampled_from([i, i, N, K, lit(1), lit(2), lit(3)])), st.integers(0, 12), st.integers(1, 3), st.integers(1, 3))
+def test_the_rows_unwound_are_every_row_reading_the_point_when_complete(x: Any, r0: int, n: int, k: int) -> None:
+    """For a random argument ``x`` over ``i`` and the parameters (each at least 1), and the point
+    ``a = x(r0)``: when the rows found are said to be all of them, every row ``r ≤ 24`` with
+    ``x(r) = a`` is one of them, evaluated (any row is sound: completeness is the claim checked)."""
+    env = {"N": n, "K": k}
+    a = _value(x, {**env, "i": r0})
+    if a is None:
+        return
+    rows, complete = _unwind(x, lit(a), "i", {}, {"N": 1, "K": 1})
+    if complete:
+        found = {v for r in rows if (v := _value(r, env)) is not None}
+        hits = {r for r in range(25) if _value(x, {**env, "i": r}) == a}
+        assert r0 in hits and hits <= found, (str(x), a, env, [str(r) for r in rows], hits, found)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_exprs(st.sampled_from([i, q, N, lit(1), lit(2)])), _exprs(st.sampled_from([i, q, N, lit(1), lit(2)])),
+       st.integers(0, 12), st.integers(0, 12), st.integers(1, 9))
+def test_the_cells_reaching_a_point_are_all_found_when_said_complete(x: Any, y: Any, r0: int, c0: int, n: int) -> None:
+    """``assume``'s application ``P(x, y)`` (reading ``i`` and ``q``) and the point it reads at a cell
+    ``(r0, c0)``: when :func:`_reaching` says complete, every cell of a 13×13 grid at which ``(x, y)``
+    reads that point is one of the cells it gives, evaluated."""
+    env = {"N": n}
+    a, b = _value(x, {**env, "i": r0, "q": c0}), _value(y, {**env, "i": r0, "q": c0})
+    if a is None or b is None:
+        return
+    cells, complete = _reaching(pred("P", lit(a), lit(b)), pred("P", x, y), {"i", "q"}, {"N": 1})  # type: ignore[arg-type]
+    if complete:
+        found = {(_value(r, env), _value(c, env)) for r, c in cells}
+        hits = {(r, c) for r in range(13) for c in range(13)
+                if _value(x, {**env, "i": r, "q": c}) == a and _value(y, {**env, "i": r, "q": c}) == b}
+        assert (r0, c0) in hits and hits <= found, (str(x), str(y), a, b, n, hits, found)
