@@ -91,3 +91,14 @@ def test_the_cells_reaching_a_point_are_all_found_when_said_complete(x: Any, y: 
         hits = {(r, c) for r in range(13) for c in range(13)
                 if _value(x, {**env, "i": r, "q": c}) == a and _value(y, {**env, "i": r, "q": c}) == b}
         assert (r0, c0) in hits and hits <= found, (str(x), str(y), a, b, n, hits, found)
+
+
+def test_a_shared_subexpression_is_normalised_once_per_call() -> None:
+    """``e = e + e`` forty times is 41 nodes in memory and ``2^40`` uses: each node is normalised once
+    (by identity), as each is evaluated once, so the form is ``2^40·i + 2^40`` at once."""
+    e: Any = i + 1
+    for _ in range(40):
+        e = e + e
+    assert normal(e) == {(i,): 2**40, (): 2**40}
+    assert normal(ite(lt(i, 2), e, e)) == {(i,): 2**40, (): 2**40}  # one form for both branches: the ite is gone
+    assert _reaching(pred("P", lit(5), q), pred("P", e - e + i, q), {"i", "q"}, {}) == ([(lit(5), q)], True)

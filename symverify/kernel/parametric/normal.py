@@ -20,9 +20,10 @@ the two at many points of random expressions). Pure functions; ``None`` where th
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
-from symverify.kernel.parametric.expr import WIDTH, Bin, IExpr, Ite, Lit, ParametricError, Var, subst_i, vars_i
+from symverify.kernel.parametric.expr import WIDTH, Bin, Cond, IExpr, Ite, Lit, ParametricError, Var, subst_i
 
 Monomial = tuple[IExpr, ...]
 """Atoms multiplied, in a fixed order (:func:`_order`), with repetition: ``()`` is the constant 1."""
@@ -90,17 +91,32 @@ def _quotient(a: Poly, b: Poly) -> Poly | None:
 
 
 def normal(e: IExpr) -> Poly | None:
-    """The form of ``e`` (module docstring); None past :data:`MAX_MONOMIALS`."""
+    """The form of ``e`` (module docstring); None past :data:`MAX_MONOMIALS`. Each node is normalised
+    once per call (by identity), so a subexpression shared ``k`` times costs once, not ``k`` times."""
+    out = _normal(e, {})
+    return None if out is None else dict(out)
+
+
+def _normal(e: IExpr, memo: dict[int, Poly | None]) -> Poly | None:
+    hit = memo.get(id(e), memo)
+    if hit is not memo:
+        return hit  # type: ignore[return-value]
+    out = _normal_node(e, memo)
+    memo[id(e)] = out
+    return out
+
+
+def _normal_node(e: IExpr, memo: dict[int, Poly | None]) -> Poly | None:
     if isinstance(e, Lit):
         return {(): e.value} if e.value else {}
     if isinstance(e, Var):
         return {(e,): 1}
     if isinstance(e, Ite):
-        a, b = normal(e.a), normal(e.b)
+        a, b = _normal(e.a, memo), _normal(e.b, memo)
         return a if a is not None and a == b else {(e,): 1}
     if not isinstance(e, Bin):
         return {(e,): 1}
-    a, b = normal(e.a), normal(e.b)
+    a, b = _normal(e.a, memo), _normal(e.b, memo)
     if a is None or b is None:
         return None
     if e.op == "+":
@@ -134,7 +150,28 @@ def normal(e: IExpr) -> Poly | None:
 
 def cell_vars(p: Poly, names: tuple[str, ...] = ("i", "q")) -> set[str]:
     """Which of ``names`` the atoms of ``p`` read."""
-    return {n for m in p for x in m for n in vars_i(x) if n in names}
+    return {n for m in p for x in m for n in reads(x, names)}
+
+
+def reads(x: object, names: tuple[str, ...] = ("i", "q")) -> set[str]:
+    """Which of ``names`` the expression or condition ``x`` reads as variables (in an ``ite``'s condition
+    and a predicate's arguments too); each node visited once (by identity), without recursion."""
+    out: set[str] = set()
+    seen: set[int] = set()
+    todo: list[object] = [x]
+    while todo:
+        y = todo.pop()
+        if id(y) in seen:
+            continue
+        seen.add(id(y))
+        if isinstance(y, (tuple, list)):
+            todo.extend(y)
+        elif isinstance(y, Var):
+            if y.name in names:
+                out.add(y.name)
+        elif isinstance(y, (IExpr, Cond)):
+            todo.extend(getattr(y, f.name) for f in dataclasses.fields(y))  # type: ignore[arg-type]
+    return out
 
 
 def evaluate(p: Poly, env: Mapping[str, int]) -> int:

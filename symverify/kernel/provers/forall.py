@@ -82,10 +82,9 @@ from symverify.kernel.parametric.expr import (
     predicates,
     subst_c,
     subst_i,
-    vars_i,
 )
 from symverify.kernel.parametric.gadget import NODE_TYPES, Gadget, Param
-from symverify.kernel.parametric.normal import Poly, cell_vars, constant, monomial, normal, split, to_iexpr
+from symverify.kernel.parametric.normal import Poly, cell_vars, constant, monomial, normal, reads, split, to_iexpr
 from symverify.kernel.parametric.symbolic import (
     ExpansionLimitError,
     Term,
@@ -772,13 +771,13 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any,
     for p in stated:
         for r, c in _cells_of(p, patterns):
             at_cell(r, c, z3.BoolVal(True), always=True)
-    reads = _cell_vars(g.assume)
+    assume_reads = _cell_vars(g.assume)
     gaps: list[tuple[str, Pred]] = []
     for p in stated:  # after every cell above: the cells reached only through an offset go to ``extra``
         for pat in dict.fromkeys(x for x, _ in patterns):
             if pat.name != p.name or len(pat.idx) != len(p.idx):
                 continue
-            cells, complete = _reaching(p, pat, reads, low)
+            cells, complete = _reaching(p, pat, assume_reads, low)
             for r, c in cells:
                 at_cell(r, c, z3.BoolVal(True), always=True, into=extra)
             if not complete and (gap := (f"assume's {pat} at the cells reading {p}", p)) not in gaps:
@@ -817,11 +816,11 @@ the most values it takes of one variable, and the largest literal divisor whose 
 past it the cells found are incomplete."""
 
 
-def _reaching(p: Pred, pat: Pred, reads: set[str], low: Mapping[str, int]) -> tuple[list[tuple[IExpr, IExpr]], bool]:
+def _reaching(p: Pred, pat: Pred, assume_reads: set[str], low: Mapping[str, int]) -> tuple[list[tuple[IExpr, IExpr]], bool]:
     """The cells ``(r, c)`` at which the application ``pat`` of ``assume`` may read the point ``p``
     (same name and arity), and whether they are *all* of them: for every parameter value and every
     cell ``(r0, c0)`` of the state at which ``pat``'s arguments equal ``p``'s, a cell returned is
-    defined there and equal to ``(r0, c0)`` in the variables ``assume`` reads (``reads``; a variable it
+    defined there and equal to ``(r0, c0)`` in the variables ``assume`` reads (``assume_reads``; a variable it
     does not read is put at 0, where its instance is the same). An instance at any cell is sound (it is
     asserted only where its cell is defined and inside the state); completeness is what lets the
     existence checks refuse a ``care`` that ``assume`` allows at no cell. Each cell variable is solved
@@ -836,7 +835,7 @@ def _reaching(p: Pred, pat: Pred, reads: set[str], low: Mapping[str, int]) -> tu
         fa = normal(a)
         if f is not None and fa is not None and not cell_vars(f) and (k := constant(_sub(f, fa))) is not None and k != 0:
             return [], True
-    need = reads | _cell_vars(pat)
+    need = assume_reads | _cell_vars(pat)
     cells: list[tuple[IExpr, IExpr]] = []
 
     def go(known: dict[str, IExpr]) -> bool:
@@ -897,18 +896,20 @@ def _unwind(x: IExpr, a: IExpr, v: str, known: Mapping[str, IExpr], low: Mapping
     f = normal(x)
     if f is None:
         return [], False
-    on = {m: c for m, c in f.items() if any(v in vars_i(y) for y in m)}
+    on = {m: c for m, c in f.items() if any(v in reads(y) for y in m)}
     rest = {m: c for m, c in f.items() if m not in on}
-    ites = [y for m in on for y in m if isinstance(y, Ite) and v in vars_i(y)]
+    ites = [y for m in on for y in m if isinstance(y, Ite) and v in reads(y)]
     if ites:  # each branch in its place
         rows: list[IExpr] = []
         complete = True
         for branch in (ites[0].a, ites[0].b):
-            got, ok = _unwind(_replace(x, ites[0], branch), a, v, known, low)
+            got, ok = _unwind(_replace(x, ites[0], branch, {}), a, v, known, low)
             rows += [r for r in got if r not in rows]
             complete = complete and ok
-        return rows, complete and len(rows) <= _MAX_SOLUTIONS
-    atoms = {y for m in on for y in m if v in vars_i(y)}
+            if len(rows) > _MAX_SOLUTIONS:  # past the cap: not complete, and not explored further
+                return rows, False
+        return rows, complete
+    atoms = {y for m in on for y in m if v in reads(y)}
     if len(atoms) != 1:
         return [], False
     (atom,) = atoms
@@ -941,7 +942,9 @@ def _unwind(x: IExpr, a: IExpr, v: str, known: Mapping[str, IExpr], low: Mapping
                 got, ok = _unwind(atom.a, Bin("+", Bin("*", t, Lit(k)), Lit(j)) if j else Bin("*", t, Lit(k)), v, known, low)
                 rows += [r for r in got if r not in rows]
                 complete = complete and ok
-            return rows, complete and len(rows) <= _MAX_SOLUTIONS
+                if len(rows) > _MAX_SOLUTIONS:
+                    return rows, False
+            return rows, complete
         scale = atom.b if atom.op == "//" else Bin("<<", Lit(1), atom.b)
         got, _ = _unwind(atom.a, Bin("*", t, subst_i(scale, sub) if sub else scale), v, known, low)
         return got, False
@@ -962,20 +965,27 @@ def _nonzero(p: Poly, low: Mapping[str, int]) -> bool:
     return any(all(isinstance(y, Var) and low.get(y.name, 0) >= 1 for y in m) for m in p)
 
 
-def _replace(x: IExpr, old: IExpr, new: IExpr) -> IExpr:
-    """``x`` with each subexpression equal to ``old`` (outside conditions) replaced by ``new``."""
-    if x == old:
-        return new
-    if isinstance(x, Bin):
-        return Bin(x.op, _replace(x.a, old, new), _replace(x.b, old, new))
-    if isinstance(x, Ite):
-        return Ite(x.cond, _replace(x.a, old, new), _replace(x.b, old, new))
-    return x
+def _replace(x: IExpr, old: IExpr, new: IExpr, memo: dict[int, IExpr]) -> IExpr:
+    """``x`` with each subexpression equal to ``old`` (outside conditions) replaced by ``new``; each
+    node once (by identity: ``memo``), so shared subexpressions stay shared."""
+    hit = memo.get(id(x))
+    if hit is not None:
+        return hit
+    if x is old or x == old:
+        out = new
+    elif isinstance(x, Bin):
+        out = Bin(x.op, _replace(x.a, old, new, memo), _replace(x.b, old, new, memo))
+    elif isinstance(x, Ite):
+        out = Ite(x.cond, _replace(x.a, old, new, memo), _replace(x.b, old, new, memo))
+    else:
+        out = x
+    memo[id(x)] = out
+    return out
 
 
 def _cell_vars(x: object) -> set[str]:
-    """Which of ``i`` and ``q`` the expression ``x`` reads."""
-    return {y.name for y in _nodes(x) if isinstance(y, Var) and y.name in ("i", "q")}
+    """Which of ``i`` and ``q`` the expression ``x`` reads (each node visited once)."""
+    return reads(x)
 
 
 def _repaired(g: Gadget, params: dict[str, int], preds: Mapping[str, Any]) -> dict[str, Any] | None:
