@@ -131,3 +131,23 @@ def test_an_entry_behind_an_application_not_unwound_is_unknown_not_proved() -> N
     g = Gadget("copy", (Param("N", 6, 8),), N, 1, _COPY, inp(i, q), assume=assume, entry=~P(i, q) & lt(i, 6))
     r = sv.prove_forall(g, timeout=120)
     assert r.verdict is sv.Verdict.UNKNOWN and "no cell has entry whatever" in r.detail, r
+
+
+def test_an_argument_with_a_coefficient_past_2_64_is_refused_as_undefined_not_a_literal_error() -> None:
+    """``i + (N << 62)·4`` normalises to ``i + 2^64·N``, which no literal holds: building the unwound cell
+    raised "index literal: expected an int in [0, 2^64)"; the argument is undefined, which the definedness
+    check names."""
+    g = Gadget("g", (Param("N", 6, 8),), N, 1, _COPY, inp(i, q), assume=P(i + (N << 62) * 4, q) | ~lt(i + 1, N),
+               care=lt(0, i) & ~P(i, q))
+    with pytest.raises(ParametricError, match=r"undefined or out of range at .*: assume"):
+        sv.prove_forall(g, timeout=60)
+
+
+def test_a_product_by_a_difference_of_parameters_is_unwound() -> None:
+    """``(N − 1)·i + 1`` (a coefficient of both signs): the cell where it is positive is instantiated, so
+    the ``care`` it forbids is refused; the cells are not known complete, so the allowed one is unknown
+    unless ``care`` holds whatever ``P`` is."""
+    forbid = Gadget("g", (Param("N", 6, 8),), N, 1, _COPY, inp(i, q), assume=P((N - 1) * i + 1, q) | lt(i, 1),
+                    care=~P(N, q))
+    with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+        sv.prove_forall(forbid, timeout=60)

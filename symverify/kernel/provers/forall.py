@@ -890,7 +890,8 @@ def _unwind(x: IExpr, a: IExpr, v: str, known: Mapping[str, IExpr], low: Mapping
     unwound at ``t = (a − R) // Q``: an ``ite`` is each branch put in its place (both complete: complete),
     ``u // k`` and ``u >> log2 k`` with a literal ``k ≤`` :data:`_MAX_SOLUTIONS` are ``u`` at ``t·k + j``
     for every ``j < k`` (complete), by another ``e`` not reading ``i`` or ``q`` ``u`` at ``t·e`` (not
-    complete). Anything else (``v`` in two atoms or squared, a bit operation, a remainder): nothing,
+    complete). ``Q`` with coefficients of both signs (``(N − 1)·i``) gives the cell where ``Q > 0``, not
+    complete; a coefficient no literal holds (``≥ 2^64``) gives nothing. Anything else (``v`` in two atoms or squared, a bit operation, a remainder): nothing,
     not complete. Where ``x`` at ``r`` is not ``a`` (``2·i`` at ``a // 2`` for an odd ``a``) the instance
     reads another point and only constrains less."""
     f = normal(x)
@@ -920,6 +921,8 @@ def _unwind(x: IExpr, a: IExpr, v: str, known: Mapping[str, IExpr], low: Mapping
         if atom in others:  # squared
             return [], False
         coef[monomial(*others)] = c
+    if any(abs(c) >= 1 << WIDTH for c in (*rest.values(), *coef.values())):  # no literal holds it (x is undefined
+        return [], False  # wherever such a term is not cancelled: the definedness check says where)
     sub = dict(known)
     rp, rn = split(rest)
     cp, cn = split(coef)
@@ -927,8 +930,8 @@ def _unwind(x: IExpr, a: IExpr, v: str, known: Mapping[str, IExpr], low: Mapping
         num, den, complete = _minus(_plus(a, rn, sub), rp, sub), to_iexpr(cp, sub), _nonzero(cp, low)
     elif not cp:  # t = (R⁺ − (a + R⁻)) // (−Q)
         num, den, complete = Bin("-", to_iexpr(rp, sub), _plus(a, rn, sub)), to_iexpr(cn, sub), _nonzero(cn, low)
-    else:
-        return [], False
+    else:  # Q of either sign (``(N − 1)·i``): the cell where Q > 0 (undefined elsewhere), not known complete
+        num, den, complete = _minus(_plus(a, rn, sub), rp, sub), Bin("-", to_iexpr(cp, sub), to_iexpr(cn, sub)), False
     t = num if den == Lit(1) else Bin("//", num, den)
     if isinstance(atom, Var):
         return [t], complete
