@@ -94,6 +94,7 @@ _GAPS: dict[str, tuple[Any, int, Any, Any]] = {  # assume, channels, the range o
     "P(i ^ 1, q)": (P(i ^ 1, q) | ~lt(i ^ 1, N), 1, (0, 0), ~P(i, q) & lt(i, 6)),
     "P(i * i, q)": (P(i * i, q) | ~lt(i * i, N) | ~lt(0, i), 1, (0, 0), ~P(i, q) & eq(i, 4)),
     "P(i % 3, q)": (P(i % 3, q) | ~eq(i, 4), 1, (0, 0), ~P(1, q)),
+    "Z(), read at every cell": (pred("Z") | ~eq(i, 3), 1, (0, 0), ~pred("Z")),
 }
 
 
