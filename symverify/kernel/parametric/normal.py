@@ -16,14 +16,26 @@ its form evaluated in exact integers with each atom at its own value (:func:`eva
 nothing where ``e`` is undefined (``N − N − 1 + 2`` is ``1`` and undefined everywhere): a consumer uses
 it only to choose where to look, never as the value (``tests/test_forall_unwinding.py`` compares
 the two at many points of random expressions). Pure functions; ``None`` where the form would exceed
-:data:`MAX_MONOMIALS` (products of sums), which a consumer reads as "not normalised"."""
+:data:`MAX_MONOMIALS` (products of sums, :data:`MAX_PRODUCT`) or the expression :data:`MAX_FORM_NODES`,
+which a consumer reads as "not normalised"."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
 
-from symverify.kernel.parametric.expr import WIDTH, Bin, Cond, IExpr, Ite, Lit, ParametricError, Var, subst_i
+from symverify.kernel.parametric.expr import (
+    WIDTH,
+    Bin,
+    Cond,
+    IExpr,
+    Ite,
+    Lit,
+    ParametricError,
+    Var,
+    node_count,
+    subst_i,
+)
 
 Monomial = tuple[IExpr, ...]
 """Atoms multiplied, in a fixed order (:func:`_order`), with repetition: ``()`` is the constant 1."""
@@ -32,7 +44,16 @@ Poly = dict[Monomial, int]
 """``Σ c_m · m`` (no zero coefficient; ``{}`` is 0). Each call returns a new dict."""
 
 MAX_MONOMIALS = 64
-"""The most monomials a form (or the product of two) may have; past it :func:`normal` is None."""
+"""The most monomials a form may have; past it :func:`normal` is None."""
+
+MAX_PRODUCT = 256
+"""The most pairs of monomials a product multiplies; past it :func:`normal` is None."""
+
+MAX_FORM_NODES = 2000
+"""The most expression nodes (a shared subexpression once per use) an expression :func:`normal` opens
+may have; past it the form is None. Each atom is hashed and ordered by its structure, so the bound keeps
+a form of a large expression (a tree of ``ite`` sharing its branches) from costing its size times the
+products it takes part in (an argument of ``assume`` is a few nodes)."""
 
 
 def _order(atom: IExpr) -> tuple[str, str]:
@@ -56,7 +77,7 @@ def _add(a: Poly, b: Poly, sign: int = 1) -> Poly:
 
 
 def _mul(a: Poly, b: Poly) -> Poly | None:
-    if len(a) * len(b) > MAX_MONOMIALS * MAX_MONOMIALS:
+    if len(a) * len(b) > MAX_PRODUCT:
         return None
     out: Poly = {}
     for ma, ca in a.items():
@@ -92,7 +113,10 @@ def _quotient(a: Poly, b: Poly) -> Poly | None:
 
 def normal(e: IExpr) -> Poly | None:
     """The form of ``e`` (module docstring); None past :data:`MAX_MONOMIALS`. Each node is normalised
-    once per call (by identity), so a subexpression shared ``k`` times costs once, not ``k`` times."""
+    once per call (by identity), so a subexpression shared ``k`` times costs once, not ``k`` times; None
+    past :data:`MAX_FORM_NODES` too."""
+    if node_count(e, MAX_FORM_NODES) > MAX_FORM_NODES:
+        return None
     out = _normal(e, {})
     return None if out is None else dict(out)
 
