@@ -152,3 +152,18 @@ def test_a_product_by_a_difference_of_parameters_is_unwound() -> None:
                     care=~P(N, q))
     with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
         sv.prove_forall(forbid, timeout=60)
+
+
+@pytest.mark.parametrize("forbidden", [True, False])
+def test_a_cyclic_successor_reaches_every_row(forbidden: bool) -> None:
+    """``assume = P((i + 1) % N, q)``: the point ``(0, b)`` is read at row ``N − 1`` only (``(i + 1) % N`` is
+    below twice ``N``, which the definedness check shows, so its preimages of ``t`` are ``t − 1`` and
+    ``t + N − 1``). ``care = ¬P(0, q)``, which it forbids, was proved; it is refused, and the allowed
+    one (``assume = ¬P(...)``) proved, not unknown."""
+    app = P((i + 1) % N, q)
+    g = Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, inp(i, q), assume=app if forbidden else ~app, care=~P(0, q))
+    if forbidden:
+        with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+            sv.prove_forall(g, timeout=60)
+    else:
+        assert sv.prove_forall(g, timeout=60).proved

@@ -714,8 +714,8 @@ def _subterms(z3: Any, e: Any) -> Iterator[Any]:
             todo.extend(x.children())
 
 
-def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any,
-                 low: Mapping[str, int]) -> tuple[list[Any], Any, list[Any], list[tuple[str, Pred]]]:
+def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any, low: Mapping[str, int],
+                 mod_checked: bool) -> tuple[list[Any], Any, list[Any], list[tuple[str, Pred]]]:
     """Instances of ``assume`` at the cell ``(i, q)``, at every input cell the terms read (under
     the term's guard, inside the state) and at every cell whose instance reads a predicate point
     read in the terms (their guards and their atoms' indices), in ``care`` or in ``entry`` —
@@ -726,7 +726,8 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any,
     first. Also the definedness of ``assume`` at ``(i, q)``. Third, apart: the instances at the
     cells whose application in ``assume`` reads a point ``care`` or ``entry`` reads through an offset
     (``assume = P(i + 1, q)`` reads ``(a, b)`` at ``(a − 1, b)``; :func:`_reaching`, ``low`` the
-    least value of each parameter), unconditionally, for the existence checks and the identity query (sound, as every instance):
+    least value of each parameter, ``mod_checked`` whether the encoding's definedness check is the one
+    that holds every ``a mod b`` below ``2b``), unconditionally, for the existence checks and the identity query (sound, as every instance):
     without them a ``care`` that ``assume`` allows at no cell through such an application passed the
     existence checks, and the statement about nothing was proved; and the identity query's witness
     could sit at such a cell, which no placement has, so a wrong spec was ``unknown`` where another
@@ -777,7 +778,7 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any,
         for pat in dict.fromkeys(x for x, _ in patterns):
             if pat.name != p.name or len(pat.idx) != len(p.idx):
                 continue
-            cells, complete = _reaching(p, pat, assume_reads, low)
+            cells, complete = _reaching(p, pat, assume_reads, low, mod_checked)
             for r, c in cells:
                 at_cell(r, c, z3.BoolVal(True), always=True, into=extra)
             if not complete and (gap := (f"assume's {pat} at the cells reading {p}", p)) not in gaps:
@@ -816,7 +817,8 @@ the most values it takes of one variable, and the largest literal divisor whose 
 past it the cells found are incomplete."""
 
 
-def _reaching(p: Pred, pat: Pred, assume_reads: set[str], low: Mapping[str, int]) -> tuple[list[tuple[IExpr, IExpr]], bool]:
+def _reaching(p: Pred, pat: Pred, assume_reads: set[str], low: Mapping[str, int],
+              mod_checked: bool = False) -> tuple[list[tuple[IExpr, IExpr]], bool]:
     """The cells ``(r, c)`` at which the application ``pat`` of ``assume`` may read the point ``p``
     (same name and arity), and whether they are *all* of them: for every parameter value and every
     cell ``(r0, c0)`` of the state at which ``pat``'s arguments equal ``p``'s, a cell returned is
@@ -851,7 +853,7 @@ def _reaching(p: Pred, pat: Pred, assume_reads: set[str], low: Mapping[str, int]
             if len(vs) != 1:
                 continue
             (v,) = vs
-            rows, complete = _unwind(x, a, v, known, low)
+            rows, complete = _unwind(x, a, v, known, low, mod_checked)
             if best is None or (complete and not best[1]):
                 best = (rows, complete, v)
             if complete:
@@ -878,7 +880,8 @@ def _sub(a: Poly, b: Poly) -> Poly:
     return out
 
 
-def _unwind(x: IExpr, a: IExpr, v: str, known: Mapping[str, IExpr], low: Mapping[str, int]) -> tuple[list[IExpr], bool]:
+def _unwind(x: IExpr, a: IExpr, v: str, known: Mapping[str, IExpr], low: Mapping[str, int],
+            mod_checked: bool = False) -> tuple[list[IExpr], bool]:
     """Values ``r`` of the cell variable ``v`` at which the argument ``x`` (reading no unsolved cell
     variable but ``v``; ``known`` the solved ones) may equal ``a``, and whether they are all of them
     (every ``r0`` with ``x(r0) = a``, defined, is one of them where it is defined). ``x`` is first
@@ -890,8 +893,11 @@ def _unwind(x: IExpr, a: IExpr, v: str, known: Mapping[str, IExpr], low: Mapping
     unwound at ``t = (a − R) // Q``: an ``ite`` is each branch put in its place (both complete: complete),
     ``u // k`` and ``u >> log2 k`` with a literal ``k ≤`` :data:`_MAX_SOLUTIONS` are ``u`` at ``t·k + j``
     for every ``j < k`` (complete), by another ``e`` not reading ``i`` or ``q`` ``u`` at ``t·e`` (not
-    complete). ``Q`` with coefficients of both signs (``(N − 1)·i``) gives the cell where ``Q > 0``, not
-    complete; a coefficient no literal holds (``≥ 2^64``) gives nothing. Anything else (``v`` in two atoms or squared, a bit operation, a remainder): nothing,
+    complete); ``u mod e`` (``e`` not reading ``i`` or ``q``) is ``u`` at ``t`` and at ``t + e``, complete where
+    ``mod_checked``: the definedness check then showed ``u < 2e`` wherever it is evaluated (the conditional
+    subtraction's condition), so ``u`` is one of the two (``P((i + 1) % N, q)`` reads ``(a, b)`` at ``a − 1``
+    and ``a + N − 1``). ``Q`` with coefficients of both signs (``(N − 1)·i``) gives the cell where ``Q > 0``, not
+    complete; a coefficient no literal holds (``≥ 2^64``) gives nothing. Anything else (``v`` in two atoms or squared, a bit operation): nothing,
     not complete. Where ``x`` at ``r`` is not ``a`` (``2·i`` at ``a // 2`` for an odd ``a``) the instance
     reads another point and only constrains less."""
     f = normal(x)
@@ -904,7 +910,7 @@ def _unwind(x: IExpr, a: IExpr, v: str, known: Mapping[str, IExpr], low: Mapping
         rows: list[IExpr] = []
         complete = True
         for branch in (ites[0].a, ites[0].b):
-            got, ok = _unwind(_replace(x, ites[0], branch, {}), a, v, known, low)
+            got, ok = _unwind(_replace(x, ites[0], branch, {}), a, v, known, low, mod_checked)
             rows += [r for r in got if r not in rows]
             complete = complete and ok
             if len(rows) > _MAX_SOLUTIONS:  # past the cap: not complete, and not explored further
@@ -942,15 +948,24 @@ def _unwind(x: IExpr, a: IExpr, v: str, known: Mapping[str, IExpr], low: Mapping
         if k is not None and 1 <= k <= _MAX_SOLUTIONS:
             rows = []
             for j in range(k):
-                got, ok = _unwind(atom.a, Bin("+", Bin("*", t, Lit(k)), Lit(j)) if j else Bin("*", t, Lit(k)), v, known, low)
+                got, ok = _unwind(atom.a, Bin("+", Bin("*", t, Lit(k)), Lit(j)) if j else Bin("*", t, Lit(k)), v, known, low,
+                                  mod_checked)
                 rows += [r for r in got if r not in rows]
                 complete = complete and ok
                 if len(rows) > _MAX_SOLUTIONS:
                     return rows, False
             return rows, complete
         scale = atom.b if atom.op == "//" else Bin("<<", Lit(1), atom.b)
-        got, _ = _unwind(atom.a, Bin("*", t, subst_i(scale, sub) if sub else scale), v, known, low)
+        got, _ = _unwind(atom.a, Bin("*", t, subst_i(scale, sub) if sub else scale), v, known, low, mod_checked)
         return got, False
+    if isinstance(atom, Bin) and atom.op == "%" and not _cell_vars(atom.b):  # u mod e = t: u = t, or u = t + e where u < 2e
+        e = subst_i(atom.b, sub) if sub else atom.b
+        rows = []
+        for target in (t, Bin("+", t, e)):
+            got, ok = _unwind(atom.a, target, v, known, low, mod_checked)
+            rows += [r for r in got if r not in rows]
+            complete = complete and ok
+        return rows, complete and mod_checked and len(rows) <= _MAX_SOLUTIONS
     return [], False
 
 
@@ -1472,7 +1487,7 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             gz, okg = enc.cond(o.guard)
             cz, okc = enc.cond(o.ok)
             checks.append((z3.And(okg, z3.Implies(gz, z3.And(okc, cz))), o.what))
-        hyp, ok_assume, hyp_offsets, gaps = (_assumptions(enc, g, out + spec, nn, dd, {n: lo for n, (lo, _) in bounds.items()})
+        hyp, ok_assume, hyp_offsets, gaps = (_assumptions(enc, g, out + spec, nn, dd, {n: lo for n, (lo, _) in bounds.items()}, fast)
                                              if has_preds else ([], z3.BoolVal(True), [], []))
         checks.append((ok_assume, f"assume {g.assume}"))
         if enc.unfit and not last:  # a literal does not fit this width: its queries would read it as 0
