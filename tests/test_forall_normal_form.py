@@ -127,3 +127,40 @@ def test_a_product_and_quotient_by_a_parameter_unwinds_to_the_point_itself() -> 
     a, b = var("a"), var("b")
     for x in ((i * N) // N, i * (N // N), (i << 3) >> 3, (N * i * 2) // (2 * N)):
         assert _reaching(pred("P", a, b), pred("P", x, q), {"i", "q"}, {}) == ([(a, b)], True), str(x)
+
+
+def _mods_below_twice(x: Any, env: dict[str, int]) -> bool:
+    """Every ``a % b`` under ``x`` has ``a < 2b`` at ``env`` (where both are defined)."""
+    todo, seen = [x], set()
+    while todo:
+        y = todo.pop()
+        if id(y) in seen:
+            continue
+        seen.add(id(y))
+        if isinstance(y, Bin):
+            if y.op == "%":
+                a, b = _value(y.a, env), _value(y.b, env)
+                if a is not None and b is not None and not a < 2 * b:
+                    return False
+            todo += [y.a, y.b]
+        elif hasattr(y, "a") and hasattr(y, "b"):  # an ite's branches
+            todo += [y.a, y.b]
+    return True
+
+
+@settings(max_examples=400, deadline=None)
+@given(_exprs(st.sampled_from([i, i, N, K, lit(1), lit(2), lit(3)]), ("+", "-", "*", "%", "%", "//")),
+       st.integers(0, 12), st.integers(1, 9), st.integers(1, 3))
+def test_a_remainder_unwound_where_every_mod_is_below_twice_its_modulus(x: Any, r0: int, n: int, k: int) -> None:
+    """With ``mod_checked`` (the definedness check showed every ``mod``'s argument below twice its
+    modulus), the rows found are every row at which ``x`` reads the point, among the rows where every
+    ``mod`` in ``x`` is below twice its modulus."""
+    env = {"N": n, "K": k}
+    a = _value(x, {**env, "i": r0})
+    if a is None:
+        return
+    rows, complete = _unwind(x, lit(a), "i", {}, {"N": 1, "K": 1}, True)
+    if complete:
+        found = {v for r in rows if (v := _value(r, env)) is not None}
+        hits = {r for r in range(25) if _value(x, {**env, "i": r}) == a and _mods_below_twice(x, {**env, "i": r})}
+        assert hits <= found, (str(x), a, env, [str(r) for r in rows], hits, found)
