@@ -778,6 +778,7 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any, low:
         for pat in dict.fromkeys(x for x, _ in patterns):
             if pat.name != p.name or len(pat.idx) != len(p.idx):
                 continue
+            enc.tick("the cells reaching the points care and entry read")  # each pair inside the budget
             cells, complete = _reaching(p, pat, assume_reads, low, mod_checked)
             for r, c in cells:
                 at_cell(r, c, z3.BoolVal(True), always=True, into=extra)
