@@ -13,9 +13,12 @@ all ``i + 1``.
 
 **What it claims.** Wherever ``e`` is defined (its unsigned evaluation raises nothing), ``e`` equals
 its form evaluated in exact integers with each atom at its own value (:func:`evaluate`). The form says
-nothing where ``e`` is undefined (``N − N − 1 + 2`` is ``1`` and undefined everywhere): a consumer uses
-it only to choose where to look, never as the value (``tests/test_forall_unwinding.py`` compares
-the two at many points of random expressions). Pure functions; ``None`` where the form would exceed
+nothing where ``e`` is undefined (``N − N − 1 + 2`` is ``1`` and undefined everywhere). The ∀-prover
+uses it to choose the cells at which it instantiates ``assume`` (any cell is sound: the instance is
+the original expression, asserted where it is defined) and to tell whether those are all the cells
+reaching a point, which the vacuity checks rest on (``tests/test_forall_normal_form.py`` compares the
+form with the expression at many points of random expressions, and the cells said complete with
+every cell of a grid). Pure functions; ``None`` where the form would exceed
 :data:`MAX_MONOMIALS` (products of sums, :data:`MAX_PRODUCT`) or the expression :data:`MAX_FORM_NODES`,
 which a consumer reads as "not normalised"."""
 
