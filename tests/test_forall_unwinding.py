@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import symverify as sv
-from symverify.parametric import Gadget, Param, ParametricError, PLayer, eq, inp, ite, lt, pred, tap, var
+from symverify.parametric import Gadget, Param, ParametricError, PLayer, eq, inp, ite, lit, lt, pred, tap, var
 
 i, q, N, K = var("i"), var("q"), var("N"), var("K")
 _COPY = (PLayer(b1=1, h=(tap(0),), mode="causal"),)  # output cell = input cell
@@ -167,3 +167,15 @@ def test_a_cyclic_successor_reaches_every_row(forbidden: bool) -> None:
             sv.prove_forall(g, timeout=60)
     else:
         assert sv.prove_forall(g, timeout=60).proved
+
+
+def test_a_negation_is_refused_when_written_and_a_negative_literal_is_undefined() -> None:
+    """``i − (−1)`` and ``−(−i) + 1`` are not index expressions (they are unsigned); ``i − (0 − 1)``
+    is one, undefined at every cell, which the definedness check names before any unwinding."""
+    with pytest.raises(ParametricError, match=r"index expressions are unsigned; write a subtraction"):
+        _ = -i  # the inner negation of -(-i) + 1
+    with pytest.raises(ParametricError, match=r"expected an int in \[0, 2\^64\), found -1"):
+        _ = i - (-1)
+    g = _gadget(i - (lit(0) - 1), True, inp(i, q))
+    with pytest.raises(ParametricError, match=r"undefined or out of range at .*: assume"):
+        sv.prove_forall(g, timeout=60)
