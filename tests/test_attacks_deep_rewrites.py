@@ -502,3 +502,20 @@ def test_a_grids_cells_are_its_content_after_any_rewrite_of_the_same_hash(cells,
     for grid in (g, fresh):
         assert grid.cells() == grid_module._paint(grid)
         assert grid.nonzero_count() == grid_module._count(grid)
+
+
+def test_the_grid_cell_memo_evicts_an_entry_whose_key_fraction_was_rewritten_in_place():
+    """A ``Fraction`` of a grid's rectangles, part of a kept cell map's key, rewritten in place hashes
+    otherwise: eviction finds the entry by the hash stored with it (a lookup by key raised KeyError
+    for every later grid of the process), and the rewritten grid is painted from what it holds now."""
+    from symverify.kernel.ir import grid as grid_module
+
+    memo = grid_module._ByContent(3)
+    grids = [Grid.from_rows([[Fraction(1, 3), k]]) for k in range(2, 10)]
+    memo(grids[0], grid_module._paint)
+    value = next(r[4] for r in grids[0].rects if type(r[4]) is Fraction)
+    object.__setattr__(value, "_numerator", 2)
+    assert memo(grids[0], grid_module._paint)[(0, 0)] == Fraction(2, 3)
+    for g in grids[1:]:
+        assert memo(g, grid_module._paint)[(0, 1)] == g.rects[-1][4]
+    assert len(memo._entries) == 3

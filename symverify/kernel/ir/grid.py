@@ -22,6 +22,7 @@ arrays, so building, counting, reading a cell and converting to a tensor cost no
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import is_, itemgetter
@@ -414,7 +415,9 @@ class _ByContent(Generic[_V]):
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._entries: dict[tuple[object, ...], tuple[object, object, list[object], _V]] = {}  # oldest first
+        # oldest first; evicted by popitem, which finds an entry by the hash stored with it: a key whose
+        # fraction was rewritten in place hashes otherwise now, and a lookup by key would miss it
+        self._entries: OrderedDict[tuple[object, ...], tuple[object, object, list[object], _V]] = OrderedDict()
         self._lock = threading.Lock()  # held by every write; a read is one dict lookup
 
     def __call__(self, g: Grid, compute: Callable[[Grid], _V]) -> _V:
@@ -433,7 +436,7 @@ class _ByContent(Generic[_V]):
         with self._lock:
             self._entries.pop(key, None)
             self._entries[key] = (rects, fill, held, value)
-            gone = [self._entries.pop(next(iter(self._entries))) for _ in range(len(self._entries) - self.size)]
+            gone = [self._entries.popitem(last=False) for _ in range(len(self._entries) - self.size)]
         del gone  # released after the lock
         return value
 
