@@ -450,11 +450,12 @@ def test_the_weight_names_of_a_coefficient_rewritten_in_place_are_read_again_bef
         sv.execute(c, [[2]], params={})
 
 
-def test_a_butterfly_factors_kept_plan_set_past_its_dataclass_is_refused():
-    """A small 0/1 factor keeps its plan on itself, read while its fields are the ones it was made
-    from; a plan set with ``object.__setattr__`` naming those very fields (here an empty one: the
-    identity) was read for them, and every method proved the swap ``[1, 0, 2]`` equal to the
-    identity. The check of a side reads a kept plan against the factor's diagonals."""
+def test_a_butterfly_factors_kept_plan_set_past_its_dataclass_is_never_read():
+    """A small 0/1 factor keeps its plan, read while its fields are the ones it was made from; a plan
+    set with ``object.__setattr__`` naming those very fields (here an empty one: the identity) was
+    read for them, and every method proved the swap ``[1, 0, 2]`` equal to the identity. A plan is
+    kept in the planner's own table under a mark the factor holds: what is set in its place, a
+    forged plan or another factor's mark, is never read, and the swap is refuted."""
     from symverify.ir.build import from_matrix
     from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
     from symverify.kernel.provers.matrix import verify_matrix
@@ -462,16 +463,23 @@ def test_a_butterfly_factors_kept_plan_set_past_its_dataclass_is_refused():
     swap, ident = [[0, 1, 0], [1, 0, 0], [0, 0, 1]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
     f = copy.deepcopy(permutation_to_kaleidoscope([1, 0, 2]))  # its own objects: the builder keeps and shares what it returns
     assert verify_matrix(f, swap).proved
-    assert sv.verify(f, from_matrix(swap, 3, 1), method="exact").proved  # twice: the kept plans are accepted
+    assert sv.verify(f, from_matrix(swap, 3, 1), method="exact").proved
     kept = [fac for g in f.kaleidoscope.groups for fac in g.factors if fac._plan_cache is not None]
     assert kept
-    for fac in kept:
-        object.__setattr__(fac, "_plan_cache", (fac._plan_cache[0], ()))
-    with pytest.raises(IRError, match=r"the plan kept on a butterfly factor \(size 4, stride \d\) is not the one its diagonals give"):
-        verify_matrix(f, ident)
+    for fac in kept:  # a plan naming the factor's own fields, in the form the table holds
+        object.__setattr__(fac, "_plan_cache", ((fac.size, fac.stride, fac.d1, fac.d2, fac.d3, fac.d4), ()))
+    assert verify_matrix(f, ident).verdict is sv.Verdict.REFUTED
     for method in ("exact", "randomized"):
-        with pytest.raises(IRError, match=r"the plan kept on a butterfly factor"):
-            sv.verify(f.kaleidoscope, from_matrix(ident, 3, 1), method=method)
+        assert sv.verify(f.kaleidoscope, from_matrix(ident, 3, 1), method=method).refuted
+    ones = ButterflyFactor.identity(4, 1)
+    from symverify.kernel.kaleidoscope.apply import _plan
+    from symverify.kernel.semantics.rings import ScalarRing
+
+    assert _plan(ones, ScalarRing()) == [] and ones._plan_cache is not None
+    for fac in kept:  # another factor's mark: its entry names that factor's fields
+        object.__setattr__(fac, "_plan_cache", ones._plan_cache)
+    assert verify_matrix(f, ident).verdict is sv.Verdict.REFUTED
+    assert verify_matrix(f, swap).proved
 
 
 @settings(max_examples=40, deadline=None)

@@ -19,9 +19,10 @@ kaleidoscope.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import is_, sub
+from operator import sub
 from typing import Any, Union
 
 from symverify.deadline import Check
@@ -104,6 +105,18 @@ is not kept alive with it."""
 _ONLY_INT = frozenset({int}).issuperset
 
 
+class _Kept:
+    """The mark a factor holds for the plan :func:`_plan` keeps for it in :data:`_KEPT` (no fields of
+    its own: what it stands for is only in the table, which only :func:`_plan` writes)."""
+
+    __slots__ = ("__weakref__",)
+
+
+_KEPT: weakref.WeakKeyDictionary[_Kept, tuple[tuple[Any, ...], tuple[Any, ...]]] = weakref.WeakKeyDictionary()
+"""Each kept plan with the size, stride and diagonals it was made from, by its mark; an entry goes
+with its mark, i.e. with the factor that holds it."""
+
+
 def _moved(f: ButterflyFactor) -> Sequence[int]:
     """The pairs ``m`` of ``f`` (ascending) that may not be the identity: all of them, or, when every
     diagonal entry is a plain ``int`` (``f.all_int``, derived by its constructor), only those with ``d1 ≠ 1``,
@@ -139,24 +152,31 @@ def _plan(f: ButterflyFactor, ring: Ring) -> Plan:
     inline (0 → None, 1 → _ONE, else ``ring.coerce``: :func:`_classify` on an ``int``).
 
     When every entry is the int 0 or 1 no entry is coerced, so the plan is the same for every ring;
-    for a factor of size at most :data:`_CACHED_UP_TO` it is kept on the factor (``_plan_cache``) on
-    first use, with the size, stride and diagonals it was made from, and read from there afterwards
-    (a fresh list each time) only while the factor's fields are still those very objects: a field
-    rewritten past the frozen dataclass (``object.__setattr__(f, "d1", ...)``) makes it a miss, as
-    it makes an entry of the identity memos one (:func:`~symverify.kernel.ir.memo.fields_now`), so a
-    stale plan never evaluates the new diagonals as the old ones."""
-    cached: Any = f._plan_cache  # only this function stores it: (the fields it was made from, the plan)
-    if cached is not None:
-        (n0, s0, e1, e2, e3, e4), kept = cached
-        if e1 is f.d1 and e2 is f.d2 and e3 is f.d3 and e4 is f.d4 and s0 is f.stride and n0 is f.size:
-            return list(kept)
+    for a factor of size at most :data:`_CACHED_UP_TO` it is kept on first use, with the size, stride
+    and diagonals it was made from, in this module's table :data:`_KEPT` under a fresh mark that the
+    factor holds (``_plan_cache``), and read from there afterwards (a fresh list each time) only
+    while the factor's fields are still those very objects: a field rewritten past the frozen
+    dataclass (``object.__setattr__(f, "d1", ...)``) makes it a miss, as it makes an entry of the
+    identity memos one (:func:`~symverify.kernel.ir.memo.fields_now`), so a stale plan never
+    evaluates the new diagonals as the old ones; and anything else set as ``_plan_cache`` the same
+    way (a plan naming the factor's own fields, another factor's mark) is no mark of the table, or
+    names other fields, and is never read: the factor is planned afresh."""
+    mark: Any = f._plan_cache  # a _Kept mark, found in _KEPT only if this function stored it
+    if mark is not None and type(mark) is _Kept:
+        found = _KEPT.get(mark)
+        if found is not None:
+            (n0, s0, e1, e2, e3, e4), kept = found
+            if e1 is f.d1 and e2 is f.d2 and e3 is f.d3 and e4 is f.d4 and s0 is f.stride and n0 is f.size:
+                return list(kept)
     s, n = f.stride, f.size
     d1, d2, d3, d4 = f.d1, f.d2, f.d3, f.d4
     plan: Plan = []
     if f.all_int:
         plan = _int_plan(f, ring.coerce)
         if n <= _CACHED_UP_TO and _zero_one(f):
-            object.__setattr__(f, "_plan_cache", ((n, s, d1, d2, d3, d4), tuple(plan)))  # frozen: derived from these fields alone
+            mark = _Kept()
+            _KEPT[mark] = ((n, s, d1, d2, d3, d4), tuple(plan))
+            object.__setattr__(f, "_plan_cache", mark)  # frozen: derived from these fields alone
         return plan
     for m in _moved(f):
         a, b, c, d = d1[m], d2[m], d3[m], d4[m]
@@ -179,28 +199,6 @@ def _int_plan(f: ButterflyFactor, co: Any) -> Plan:
                      None if a == 0 else _ONE if a == 1 else co(a), None if b == 0 else _ONE if b == 1 else co(b),
                      None if c == 0 else _ONE if c == 1 else co(c), None if d == 0 else _ONE if d == 1 else co(d)))
     return plan
-
-
-def kept_plan_is_own(f: ButterflyFactor) -> bool:
-    """Whether the plan kept on ``f`` (``_plan_cache``), if any, is the one :func:`_plan` makes from
-    ``f``'s fields now, in the form it stores (the fields it was made from, a tuple of plain
-    ``(int, int, None | _ONE, …)`` pairs): a plan set past the frozen dataclass
-    (``object.__setattr__``) naming the factor's own fields would otherwise be read for them (an
-    empty plan evaluates the factor as the identity). The check of a side reads it
-    (:func:`~symverify.kernel.provers.fingerprint.check_plain`)."""
-    cached = f._plan_cache
-    if cached is None:
-        return True
-    if not (type(cached) is tuple and len(cached) == 2 and type(cached[0]) is tuple and len(cached[0]) == 6
-            and type(cached[1]) is tuple):
-        return False
-    kept = cached[1]
-    if not all(type(e) is tuple and len(e) == 6 and type(e[0]) is int and type(e[1]) is int
-               and all(x is None or x is _ONE for x in e[2:]) for e in kept):
-        return False
-    if not all(map(is_, cached[0], (f.size, f.stride, f.d1, f.d2, f.d3, f.d4))):
-        return True  # not read (:func:`_plan` makes a plan afresh for other fields)
-    return f.all_int is True and f.size <= _CACHED_UP_TO and _zero_one(f) and tuple(_int_plan(f, None)) == kept  # 0/1 entries: nothing coerced
 
 
 def _term(c: Any, v: Any) -> Any:

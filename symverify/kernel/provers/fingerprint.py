@@ -426,11 +426,6 @@ def _factor_form(f: ButterflyFactor, where: str) -> None:
     if f.all_int is not ints:
         raise IRError(f"{where}: its all_int is {safe_repr(f.all_int, 20)} but its entries are {'all' if ints else 'not all'} "
                       "plain ints, as its constructor derives it (a field set after construction?)")
-    from symverify.kernel.kaleidoscope.apply import kept_plan_is_own
-
-    if not kept_plan_is_own(f):
-        raise IRError(f"{where}: the plan kept on a butterfly factor (size {f.size}, stride {f.stride}) is not the one its "
-                      "diagonals give (a field set after construction?)")
 
 
 _PARTS: dict[type, Callable[[Any, str, Any], object]] = {Circuit: _circuit_parts, Model: _model_parts,
@@ -531,7 +526,9 @@ def _model_state(m: Model) -> tuple[object, ...]:
 
 def _kaleidoscope_state(k: Kaleidoscope) -> tuple[object, ...]:
     """A kaleidoscope's own fields, each BB* group's and each butterfly factor's, and each diagonal
-    entry that is not an int with its fields, and the plan kept on it (read again by the walk: :func:`_factor_form`)."""
+    entry that is not an int with its fields (a factor's kept plan is read only through the mark its
+    planner gave it, and only for the fields it was made from:
+    :func:`~symverify.kernel.kaleidoscope.apply._plan`)."""
     groups = k.groups
     if type(groups) is not tuple:
         return (*fields_now(k), None)
@@ -543,7 +540,7 @@ def _kaleidoscope_state(k: Kaleidoscope) -> tuple[object, ...]:
             for f in g.factors:
                 out.append(f)
                 if type(f) is ButterflyFactor:
-                    out.extend((f.size, f.stride, f.d1, f.d2, f.d3, f.d4, f.all_int, f._plan_cache))
+                    out.extend((f.size, f.stride, f.d1, f.d2, f.d3, f.d4, f.all_int))  # not the plan's mark: never read unless its own
                     if not f.all_int:
                         out.extend(_scalars_state(x for d in (f.d1, f.d2, f.d3, f.d4) if type(d) is tuple for x in d))
                 else:
