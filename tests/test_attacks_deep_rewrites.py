@@ -527,3 +527,28 @@ def test_the_grid_cell_memo_evicts_an_entry_whose_key_fraction_was_rewritten_in_
     for g in grids[1:]:
         assert memo(g, grid_module._paint)[(0, 1)] == g.rects[-1][4]
     assert len(memo._entries) == 3
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["put", "drop", "get", "clear"]), st.integers(0, 4), st.integers(0, 2)), max_size=40),
+       st.integers(1, 4))
+def test_a_memos_count_of_entries_per_object_follows_every_put_eviction_drop_and_clear(ops, size):
+    """``drop`` skips an object with no entry by a count kept per object; after any sequence of
+    puts (with evictions), drops and clears the counts are those of the entries, and a dropped
+    object has no entry under any key."""
+    memo: IdentityMemo[int] = IdentityMemo(size)
+    objs = [[k] for k in range(5)]
+    for op, i, key in ops:
+        if op == "put":
+            memo.put(objs[i], i, key)
+        elif op == "drop":
+            memo.drop(objs[i])
+            assert all(memo.get(objs[i], k) is None for k in range(3))
+        elif op == "get":
+            assert memo.get(objs[i], key) in (None, i)
+        else:
+            memo.clear()
+        counts: dict[int, int] = {}
+        for k in memo._entries:
+            counts[k[0]] = counts.get(k[0], 0) + 1
+        assert memo._ids == counts and len(memo) <= size

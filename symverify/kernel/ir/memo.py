@@ -144,6 +144,7 @@ class IdentityMemo(Generic[V]):
             raise UsageError(f"IdentityMemo size: expected an int ≥ 1, found {type(size).__name__} {size!r:.40}")
         self.size = size
         self._entries: OrderedDict[tuple[int, Hashable], tuple[object, tuple[object, ...], V]] = OrderedDict()
+        self._ids: dict[int, int] = {}  # how many entries each object's id has (drop skips the others)
         self._lock = threading.Lock()
         with _MEMOS_LOCK:
             _MEMOS.add(self)  # type: ignore[arg-type]
@@ -168,13 +169,26 @@ class IdentityMemo(Generic[V]):
         state = fields_now(obj)
         dropped: list[object] = []
         with self._lock:
-            dropped.append(self._entries.get(k))
+            old = self._entries.get(k)
+            if old is None:
+                self._ids[k[0]] = self._ids.get(k[0], 0) + 1
+            dropped.append(old)
             self._entries[k] = (obj, state, value)
             self._entries.move_to_end(k)
             while len(self._entries) > self.size:
-                dropped.append(self._entries.popitem(last=False))
+                dropped.append(self._pop(next(iter(self._entries))))
         del dropped
         return value
+
+    def _pop(self, k: tuple[int, Hashable]) -> object:
+        """Remove the entry at ``k`` (under the lock) and count it off its object's entries."""
+        entry = self._entries.pop(k)
+        left = self._ids[k[0]] - 1
+        if left:
+            self._ids[k[0]] = left
+        else:
+            del self._ids[k[0]]
+        return entry
 
     def __call__(self, obj: object, compute: Callable[[], V], key: Hashable = ()) -> V:
         """The stored value, or ``compute()`` stored and returned."""
@@ -184,13 +198,16 @@ class IdentityMemo(Generic[V]):
     def drop(self, obj: object) -> None:
         """Forget every entry stored for ``obj`` (this very object, under any key)."""
         with self._lock:
+            if not self._ids.get(id(obj)):  # nothing stored for it (the common case: a side seen first)
+                return
             gone = [k for k, entry in self._entries.items() if entry[0] is obj]
-            dropped = [self._entries.pop(k) for k in gone]
+            dropped = [self._pop(k) for k in gone]
         del dropped  # released after the lock, as in put
 
     def clear(self) -> None:
         with self._lock:
             entries, self._entries = self._entries, OrderedDict()
+            self._ids = {}
         entries.clear()  # released after the lock, as in put
 
     def __getstate__(self) -> dict[str, int]:

@@ -587,7 +587,6 @@ def _plain(obj: object, parts: Callable[[Any, str, Any], object], where: str = "
 
 
 def _circuit(sink: Sink, c: Circuit) -> None:
-    _plain(c, _circuit_parts)
     prog = program(c)
     sink.update(b"C" + _ints([c.n, c.d, len(c.gates), len(c.outputs)]) + _bytes(prog.ops))
     if prog.args is not None:  # the program's int64 node ids are native-endian
@@ -600,7 +599,6 @@ def _circuit(sink: Sink, c: Circuit) -> None:
 
 
 def _model(sink: Sink, m: Model) -> None:
-    _plain(m, _model_parts)
     grids = [g for layer in m.layers for g in (layer.W, layer.b1, layer.h, layer.b2)]
     rects = [r for g in grids for r in g.rects]
     sink.update(b"M" + _ints([m.n, m.d, m.inner_n, m.inner_d, len(m.layers)])
@@ -611,7 +609,6 @@ def _model(sink: Sink, m: Model) -> None:
 
 
 def _kaleidoscope(sink: Sink, k: Kaleidoscope) -> None:
-    _plain(k, _kaleidoscope_parts)
     factors = [f for g in k.groups for f in g.factors]
     sink.update(b"K" + _ints([k.n, k.size, len(k.groups)] + [x for g in k.groups for x in (g.size, len(g.factors))]))
     sink.update(_ints([x for f in factors for x in (f.size, f.stride, len(f.d1), len(f.d2), len(f.d3), len(f.d4))]))
@@ -646,8 +643,10 @@ def encode(obj: Side) -> bytes:
     >>> decode(encode(c)) == c
     True
     """
+    write = _writer(obj)
+    _plain(obj, _PARTS[type(obj)])  # the writers read a side checked as check_plain checks it
     out = _Collect()
-    _writer(obj)(out, obj)
+    write(out, obj)
     return b"".join(out.parts)
 
 

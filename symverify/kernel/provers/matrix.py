@@ -43,6 +43,7 @@ from symverify.kernel.provers.counterexample import (
 from symverify.kernel.provers.fingerprint import (
     check_digests,
     check_plain,
+    checked_digest,
     content_digest,
     matrix_digest,
     permutation_digest,
@@ -221,7 +222,7 @@ def _verify(obj: Kaleidoscope | Factorization, target: Target | dict[tuple[int, 
         given, shape = _target_dict(cast(Target, target), k.n)
         want = {key: as_scalar(v, f"target entry {key}") for key, v in given.items()}
     rows = [r.terms for r in materialize(k, check=check)]
-    digests = (content_digest(k), about if about is not None else matrix_digest(k.n, k.n, want))
+    digests = (checked_digest(k), about if about is not None else matrix_digest(k.n, k.n, want))  # checked above (_kaleidoscope)
 
     def result(method: str, diff: Difference | None) -> KaleidoscopeCheck:
         if diff is not None:
