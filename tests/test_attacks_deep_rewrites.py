@@ -552,3 +552,19 @@ def test_a_memos_count_of_entries_per_object_follows_every_put_eviction_drop_and
         for k in memo._entries:
             counts[k[0]] = counts.get(k[0], 0) + 1
         assert memo._ids == counts and len(memo) <= size
+
+
+def test_a_grid_value_syms_coefficient_rewritten_in_place_is_read_afresh():
+    """A grid holding ``a/3`` whose term's Fraction is rewritten to ``2/3`` in place after its cells
+    were read: the cells, the model's verdict against the old model, are the new content's."""
+    def model() -> Model:
+        return Model(1, 2, 1, 2, (Layer.make(1, 2, W=Grid.from_rows([[1, 0], [0, 1]]),
+                                             b2=Grid.from_rows([[sym("a") * Fraction(1, 3), 1]])),))
+
+    a, b = model(), model()
+    assert sv.verify(a, b, method="randomized").proved
+    grid = b.layers[0].b2
+    value = next(r[4] for r in grid.rects if type(r[4]) is not int)
+    object.__setattr__(value.terms[0][1], "_numerator", 2)
+    assert grid.cells()[(0, 0)] == sym("a") * Fraction(2, 3)
+    assert sv.verify(a, b, method="randomized").refuted

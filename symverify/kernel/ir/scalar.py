@@ -325,17 +325,35 @@ def scalars_held(values: Iterable[object]) -> list[object]:
     :class:`Sym`'s terms) and, for a :class:`Sym`, each of its terms' coefficients with theirs (its
     monomials are tuples of strs and ints). Two lists of the same values whose items are the same
     objects, item by item (``is``), mean no value changed in between."""
-    out: list[object] = []
-    for x in values:
-        if type(x) is not int:
-            out.append(x)
-            out.extend(fields_now(x))
-            if type(x) is Sym and type(x.terms) is tuple:
-                for term in x.terms:
-                    if type(term) is tuple and len(term) == 2:
-                        out.append(term[1])
-                        out.extend(fields_now(term[1]))
+    odd: list[object] = [x for x in values if type(x) is not int]
+    if not odd:
+        return odd
+    fractions = [x for x in odd if type(x) is Fraction]  # the common kind: its two slots read by C-level maps
+    rest = [x for x in odd if type(x) is not Fraction] if len(fractions) < len(odd) else []
+    try:
+        slots = [*map(_NUMERATOR_SLOT, fractions), *map(_DENOMINATOR_SLOT, fractions)]
+    except AttributeError:  # a slot deleted past the class: every value read as fields_now reads it
+        slots, rest = [], odd
+    out = [*odd, *slots]
+    coefficients: list[object] = []  # of the Syms' terms (their monomials are tuples of strs and ints)
+    for x in rest:
+        out.extend(fields_now(x))
+        if type(x) is Sym and type(x.terms) is tuple:
+            coefficients.extend([t[1] for t in x.terms if type(t) is tuple and len(t) == 2])
+    out.extend(coefficients)
+    if {*map(type, coefficients)} <= {Fraction}:
+        try:
+            out.extend([*map(_NUMERATOR_SLOT, coefficients), *map(_DENOMINATOR_SLOT, coefficients)])
+            return out
+        except AttributeError:
+            pass
+    for c in coefficients:
+        out.append(c)
+        out.extend(fields_now(c))
     return out
+
+
+_NUMERATOR_SLOT, _DENOMINATOR_SLOT = operator.attrgetter("_numerator"), operator.attrgetter("_denominator")
 
 
 def _from_sympy_number(x: object, where: str) -> Scalar:
