@@ -119,14 +119,11 @@ def test_grid_access_paths() -> None:
     assert (big.get(3, 3), big.get(5, 5), big.get((1 << 30) - 1, 0)) == (1, 2, 7)
 
 
-def test_certificate_refusals_and_shift() -> None:
-    """certificate.py ``Certificate.__post_init__`` (boundaries not a sequence),
-    ``Certificate.shifted`` and ``Certificate.from_json`` (JSON not an object)."""
+def test_certificate_refusals() -> None:
+    """certificate.py ``Certificate.__post_init__`` (boundaries not a sequence) and
+    ``Certificate.from_json`` (JSON not an object)."""
     with pytest.raises(IRError, match="certificate: expected a sequence of Boundary objects, found int"):
         Certificate(5)  # type: ignore[arg-type]
-    cert = Certificate((Boundary(1, (Cell(0, 0, ((0, 1),), 0),), "b"),))
-    moved = cert.shifted(3)
-    assert [b.layer for b in moved.boundaries] == [4] and moved.boundaries[0].cells == cert.boundaries[0].cells
     with pytest.raises(SerializationError, match="certificate: expected a JSON object, found"):
         Certificate.from_json([1])
 

@@ -14,9 +14,10 @@ from symverify.deadline import DeadlineExceededError
 from symverify.errors import IRError
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers.bounds import BoundRing
 from symverify.kernel.semantics.evaluate import eval_layers
 from symverify.kernel.semantics.poly import PolyRing
-from symverify.kernel.semantics.rings import DegreeRing, FractionRing, ModRing
+from symverify.kernel.semantics.rings import FractionRing, ModRing
 from symverify.kernel.semantics.sparse import SparseArithmetic, eval_layers_sparse, to_cells, to_rows
 from symverify.strategies import models
 
@@ -93,7 +94,7 @@ def test_cyclic_and_causal_wraps_and_the_unit_shortcut() -> None:
 
 def test_rings_without_a_falsy_zero_are_refused() -> None:
     with pytest.raises(IRError, match="falsy"):
-        SparseArithmetic(DegreeRing())
+        SparseArithmetic(BoundRing(1))  # bound values have no truth value
 
 
 def test_the_deadline_is_polled_inside_a_layer() -> None:

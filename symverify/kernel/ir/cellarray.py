@@ -28,9 +28,9 @@ from typing import Any, overload
 
 from symverify.errors import IRError, ShapeError
 from symverify.ir.bigint import safe_repr, show_int
-from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, param_names
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, param_names
 
-__all__ = ["CellArray", "dyadic_parts", "exact_scalars", "float64_exact", "refuse_masked"]
+__all__ = ["CellArray", "dyadic_parts", "exact_scalars", "refuse_masked"]
 
 Rect = tuple[int, int, int, int, Scalar]
 _CHUNK = 1 << 16
@@ -84,17 +84,6 @@ def exact_scalars(a: Any) -> list[int | Fraction]:
         n, d = x.as_integer_ratio()
         out[k] = n if d == 1 else Fraction(n, d)
     return out
-
-
-def float64_exact(x: Scalar) -> float | None:
-    """``float(x)`` when that float is exactly ``x``; None otherwise (Syms included)."""
-    if isinstance(x, Sym):
-        return None
-    try:
-        f = float(x)
-    except OverflowError:
-        return None
-    return f if Fraction(f) == x else None
 
 
 def _exact_float64(v: Any, r: Any, c: Any, where: str) -> Any:

@@ -241,10 +241,6 @@ class Certificate:
 
         return certificate_html(self)
 
-    def shifted(self, layers: int) -> Certificate:
-        """The same certificate with every layer index moved by ``layers`` (for stacking)."""
-        return Certificate(tuple(Boundary(b.layer + layers, b.cells, b.label) for b in self.boundaries), self.meta)
-
     # ---- JSON ---------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         """The JSON document: a cell is ``[row, col, node]`` when it holds one node with coefficient

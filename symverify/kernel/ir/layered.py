@@ -44,9 +44,6 @@ class LinearStage:
     def __repr__(self) -> str:
         return field_repr(self)  # the generated repr, with huge integers abbreviated (never fails)
 
-    def nnz(self) -> int:
-        return sum(len(r) for r in self.rows)
-
 
 @dataclass(frozen=True, slots=True)
 class MulStage:

@@ -1,5 +1,4 @@
-"""The ring protocol, and the number rings of the interpreter: exact rationals, integers mod p,
-degree bounds.
+"""The ring protocol, and the number rings of the interpreter: exact rationals, integers mod p.
 
 Every ring the interpreter (:mod:`symverify.kernel.semantics.evaluate`) runs in follows :class:`Ring`:
 ``zero``, ``coerce`` (IR scalar → ring element), ``reduce`` (applied to each freshly computed
@@ -15,7 +14,6 @@ its nodes yields each value's affine form, or :class:`~symverify.kernel.ir.affin
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -25,7 +23,7 @@ from symverify.errors import IRError, LimitError
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.scalar import Scalar, Sym
 
-__all__ = ["Ring", "ScalarRing", "AffineRing", "FractionRing", "ModRing", "Deg", "DegreeRing", "eval_sym"]
+__all__ = ["Ring", "ScalarRing", "AffineRing", "FractionRing", "ModRing", "eval_sym"]
 
 
 class Ring(Protocol):
@@ -33,7 +31,7 @@ class Ring(Protocol):
 
     ``falsy_is_zero``: ``bool(x)`` is False exactly when ``x`` is the ring's zero (exact numbers,
     residues, polynomials, linear forms), so the interpreter may skip work whose factor is zero.
-    Rings whose elements have no usable truth value (z3 terms, degree bounds) declare False.
+    Rings whose elements have no usable truth value (z3 terms, the bounds pass's values) declare False.
     """
 
     falsy_is_zero: ClassVar[bool]
@@ -246,38 +244,3 @@ class ModRing:
 
     def reduce(self, x: int) -> int:
         return x % self.p
-
-
-class Deg:
-    """An upper bound on the total degree of a value; ``-inf`` means structurally zero.
-
-    ``+`` is ``max`` and ``*`` is ``+``, so running the interpreter on :class:`Deg` values
-    propagates a certified per-cell degree bound (a zero branch does not raise the degree).
-    """
-
-    __slots__ = ("d",)
-
-    def __init__(self, d: float) -> None:
-        self.d = d
-
-    def __add__(self, other: Deg) -> Deg:
-        return Deg(max(self.d, other.d))
-
-    def __mul__(self, other: Deg) -> Deg:
-        if self.d == -math.inf or other.d == -math.inf:
-            return Deg(-math.inf)
-        return Deg(self.d + other.d)
-
-
-class DegreeRing:
-    """Degrees in the input variables (symbolic weights count as constants)."""
-
-    falsy_is_zero: ClassVar[bool] = False
-
-    zero = Deg(-math.inf)
-
-    def coerce(self, x: Scalar) -> Deg:
-        return Deg(-math.inf) if (not isinstance(x, Sym) and x == 0) else Deg(0)
-
-    def reduce(self, x: Deg) -> Deg:
-        return x
