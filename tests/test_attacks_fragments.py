@@ -933,6 +933,38 @@ def test_a_budget_that_stops_both_checks_is_unknown_never_proved() -> None:
     assert "certificate: check stopped (budget)" in tiny.failure and "exact: expansion stopped (budget)" in tiny.failure
 
 
+def test_a_large_fragment_is_compared_in_a_memory_limited_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above the exact method's in-process size the fragment's comparison runs in a child process
+    (the guard's rule, ``exact.expand_guarded``): equal polynomials are still ``exact`` True, and a
+    child that dies decides nothing (``exact`` None, the child's end and its memory limit in
+    ``failure``; the certificate check alone still proves the claim)."""
+    import os
+    import signal
+
+    import symverify.kernel.provers.exact as exact_method
+
+    monkeypatch.setattr(exact_method, "IN_PROCESS_MONOMIALS", -1)  # every fragment counts as large
+    ran: list[int] = []
+    real = exact_method.expand_compare
+
+    def in_child(*args: Any) -> Any:
+        ran.append(os.getpid())
+        return real(*args)
+
+    monkeypatch.setattr(exact_method, "expand_compare", in_child)  # the fork inherits it
+    f = prim.generic_layer(2, 2)
+    p = prove_fragment(f, memory_limit=1 << 30)
+    assert p.verdict is Verdict.PROVED and p.exact is True and not ran  # the child's list is the child's
+
+    def killed(*args: Any) -> None:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    monkeypatch.setattr(exact_method, "expand_compare", killed)
+    dead = prove_fragment(prim.generic_layer(2, 2), memory_limit=1 << 30)  # a new object: no proof kept for it
+    assert dead.exact is None and dead.compositional and dead.verdict is Verdict.PROVED
+    assert f"exact: expansion stopped (crashed) in a process limited to {1 << 30} bytes" in dead.failure, dead.failure
+
+
 def test_the_deadline_reaches_the_guarded_exact_comparison(monkeypatch: pytest.MonkeyPatch) -> None:
     """The exact comparison expands under the call's deadline (``time.monotonic()`` + timeout)."""
     seen: list[object] = []

@@ -57,14 +57,9 @@ def is_prime(n: int) -> bool:
     >>> is_prime(2**61 - 1), is_prime(2**61 + 1), is_prime(2**31 - 1), is_prime(2**127 - 1), is_prime(2**128 + 1)
     (True, False, True, True, False)
     """
-    if n < 2:
-        return False
-    for q in _MR_BASES:
-        if n % q == 0:
-            return n == q
-    if not _miller_rabin(n, _MR_BASES):
+    if not passes_screen(n):
         return False  # a Miller–Rabin witness is a proof of compositeness at any size
-    if n < _MR_LIMIT:
+    if screen_decides(n):
         return True
     from symverify.errors import BackendUnavailableError
 

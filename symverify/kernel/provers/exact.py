@@ -28,13 +28,13 @@ from symverify.kernel.provers.counterexample import (
     stopped_note,
     value_bits,
 )
-from symverify.kernel.provers.guard import run_limited
+from symverify.kernel.provers.guard import Limited, run_limited
 from symverify.kernel.provers.options import DeadlineExceededError, Options
 from symverify.kernel.provers.outcome import MethodResult, Verdict
 from symverify.kernel.provers.sides import Side
 from symverify.kernel.semantics.poly import PolyRing, reused_ring
 
-__all__ = ["ExactOutcome", "expand_compare", "run_exact", "sizes", "IN_PROCESS_MONOMIALS", "IN_PROCESS_BITS", "REFUSE_FACTOR"]
+__all__ = ["ExactOutcome", "expand_compare", "expand_guarded", "run_exact", "sizes", "IN_PROCESS_MONOMIALS", "IN_PROCESS_BITS", "REFUSE_FACTOR"]
 
 IN_PROCESS_MONOMIALS = 200_000
 IN_PROCESS_BITS = 1 << 20
@@ -196,6 +196,24 @@ def expand_compare(lhs: Side, rhs: Side, backend: str, max_monomials: int, deadl
     return ExactOutcome(outcome.exact_comparison(True), backend, total, ring.largest, seconds=time.perf_counter() - start)
 
 
+def expand_guarded(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, seed: int, *, isolate: bool | None,
+                   what: str) -> tuple[ExactOutcome | Limited, str]:
+    """:func:`expand_compare` where the guard puts it, and where that was (``in-process`` or
+    ``subprocess``): in a child process limited to ``opts.memory()`` bytes and the time left when
+    ``isolate`` is True or, for None, when the certified bounds are large (more than
+    :data:`IN_PROCESS_MONOMIALS` live monomials or coefficients of more than :data:`IN_PROCESS_BITS`
+    bits); in this process otherwise. A child that did not end ``ok`` gives its :class:`Limited`."""
+    if isolate is None:
+        isolate = bounds.peak_monomials > IN_PROCESS_MONOMIALS or bounds.peak_height_bits > IN_PROCESS_BITS
+    args = (lhs, rhs, opts.backend, opts.max_monomials, opts.deadline, seed)
+    if not isolate:
+        return expand_compare(*args), "in-process"
+    remaining = opts.remaining()
+    lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None if remaining is None else max(remaining, 0.0),
+                      what=what)
+    return (lim.value if lim.status == "ok" else lim), "subprocess"
+
+
 def _evidence(out: ExactOutcome, bounds: Bounds, where: str) -> dict[str, Any]:
     return {
         "backend": out.backend,
@@ -218,21 +236,10 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
         return outcome.unknown(method, {"peak_monomials_estimate": est, "max_monomials": opts.max_monomials,
                                                  "peak_height_bits": bits_text(bounds.peak_height_bits)},
                                notes=(refused,))
-    large = est > IN_PROCESS_MONOMIALS or bounds.peak_height_bits > IN_PROCESS_BITS
-    isolate = opts.isolate if opts.isolate is not None else large
-    args = (lhs, rhs, opts.backend, opts.max_monomials, opts.deadline, opts.seed)
-    if isolate:
-        remaining = opts.remaining()
-        lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None if remaining is None else max(remaining, 0.0),
-                          what="the expansion")
-        if lim.status != "ok":
-            return outcome.unknown(method, {"peak_monomials_estimate": est, "memory_limit": opts.memory(), "ran": "subprocess"},
-                                notes=(f"expansion stopped ({lim.status}): {lim.detail}",))
-        out: ExactOutcome = lim.value
-        where = "subprocess"
-    else:
-        out = expand_compare(*args)
-        where = "in-process"
+    out, where = expand_guarded(lhs, rhs, opts, bounds, opts.seed, isolate=opts.isolate, what="the expansion")
+    if isinstance(out, Limited):
+        return outcome.unknown(method, {"peak_monomials_estimate": est, "memory_limit": opts.memory(), "ran": where},
+                               notes=(f"expansion stopped ({out.status}): {out.detail}",))
     ev = _evidence(out, bounds, where)
     if out.verdict is Verdict.PROVED:
         return outcome.proved(method, ev, timings={"expand": out.seconds})

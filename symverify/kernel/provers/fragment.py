@@ -177,14 +177,8 @@ def _compare_exactly(circuit: Circuit, model: Model, opts: Options) -> tuple[boo
     and a note: the first differing cell, or why the comparison did not run. The exact method's
     guard decides where the expansion runs (see the module docstring)."""
     from symverify.kernel.provers.bounds import structure_bounds
-    from symverify.kernel.provers.exact import (
-        IN_PROCESS_BITS,
-        IN_PROCESS_MONOMIALS,
-        _too_large,
-        bits_text,
-        expand_compare,
-    )
-    from symverify.kernel.provers.guard import run_limited
+    from symverify.kernel.provers.exact import _too_large, bits_text, expand_guarded
+    from symverify.kernel.provers.guard import Limited
     from symverify.kernel.provers.sides import as_side
 
     lhs, rhs = as_side(model, "fragment model"), as_side(circuit, "fragment spec")
@@ -192,17 +186,10 @@ def _compare_exactly(circuit: Circuit, model: Model, opts: Options) -> tuple[boo
     refused = _too_large(bounds, opts)
     if refused is not None:
         return None, f"exact: not compared ({refused})"
-    args = (lhs, rhs, opts.backend, opts.max_monomials, opts.deadline, 0)
-    if bounds.peak_monomials > IN_PROCESS_MONOMIALS or bounds.peak_height_bits > IN_PROCESS_BITS:
-        remaining = opts.remaining()
-        lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None if remaining is None else max(remaining, 0.0),
-                          what="the expansion of the fragment")
-        if lim.status != "ok":
-            return None, (f"exact: expansion stopped ({lim.status}) in a process limited to {opts.memory()} bytes "
-                          f"(certified estimate {bounds.peak_monomials} monomials, {bits_text(bounds.peak_height_bits)} bits): {lim.detail}")
-        out = lim.value
-    else:
-        out = expand_compare(*args)
+    out, _ = expand_guarded(lhs, rhs, opts, bounds, 0, isolate=None, what="the expansion of the fragment")
+    if isinstance(out, Limited):
+        return None, (f"exact: expansion stopped ({out.status}) in a process limited to {opts.memory()} bytes "
+                      f"(certified estimate {bounds.peak_monomials} monomials, {bits_text(bounds.peak_height_bits)} bits): {out.detail}")
     if out.verdict is Verdict.UNKNOWN:
         return None, f"exact: expansion stopped ({out.stopped}): {out.detail}"
     if out.verdict is Verdict.PROVED:
