@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from symverify.deadline import DeadlineExceededError
 from symverify.errors import IRError, ProverError, ShapeError
 from symverify.ir.bigint import parse_rational
 from symverify.kaleidoscope import permutation_to_kaleidoscope
@@ -31,7 +32,7 @@ from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Sym, sym
-from symverify.kernel.provers.counterexample import M61, confirm, recheck, search
+from symverify.kernel.provers.counterexample import M61, confirm, recheck, search_or_stop
 from symverify.kernel.provers.modular import BatchModRing, PythonEngine, eval_mod_batch
 from symverify.kernel.provers.options import Options
 from symverify.kernel.provers.outcome import Counterexample
@@ -780,22 +781,28 @@ def test_recheck_refuses_a_missing_or_repeated_parameter():
     assert recheck(lhs, rhs, forged(inputs=((0,),), params=(("a", 2),), lhs_value=4, rhs_value=2)).param_dict() == {"a": 2}
 
 
-def test_search_past_its_deadline_returns_none_quickly():
+def test_search_past_its_deadline_stops_quickly():
     gates = [Gate.lin(0, 1, 1, 1)]
     for k in range(20_000):
         gates.append(Gate.mul(4 + k, k % 4) if k % 3 else Gate.lin(4 + k, 1, 0, 1))
     big = Circuit(2, 2, tuple(gates), (len(gates) + 3,))
     other = mutate_gate(big, 5, 1)
-    for past in (Options(deadline=time.monotonic() - 1), Options(deadline=time.monotonic() + 0.05)):
-        t = time.perf_counter()
-        assert search(as_side(big), as_side(other), past, found_by="test") is None
-        assert time.perf_counter() - t < 1.0
+    t = time.perf_counter()
+    with pytest.raises(DeadlineExceededError):  # the deadline has passed: a stop, never "nothing found"
+        search_or_stop(as_side(big), as_side(other), Options(deadline=time.monotonic() - 1), found_by="test")
+    assert time.perf_counter() - t < 1.0
+    t = time.perf_counter()
+    try:  # the deadline passes during the search (or the search ends first: every candidate too large to confirm)
+        found = search_or_stop(as_side(big), as_side(other), Options(deadline=time.monotonic() + 0.05), found_by="test")
+    except DeadlineExceededError:
+        found = None
+    assert found is None and time.perf_counter() - t < 1.0
 
 
 def test_search_gives_every_symbol_an_exact_value():
     lhs = Circuit(1, 2, (Gate.lin(0, A * B, 1, sym("c")),), (2,))
     rhs = Circuit(1, 2, (Gate.lin(0, B * A, 1, sym("c") + Fraction(1, 3**100)),), (2,))
-    cex = search(as_side(lhs), as_side(rhs), Options(), found_by="test", degree=3)
+    cex = search_or_stop(as_side(lhs), as_side(rhs), Options(), found_by="test", degree=3)
     assert cex is not None
     check_counterexample(lhs, rhs, cex)
     assert set(cex.param_dict()) == {"a", "b", "c"}

@@ -29,7 +29,7 @@ from symverify.kernel.provers.compositional import (
     check_certificate,
     plan_stage,
 )
-from symverify.kernel.provers.counterexample import search
+from symverify.kernel.provers.counterexample import search_or_stop
 from symverify.kernel.provers.modular import BatchModRing, eval_mod_batch
 from symverify.kernel.provers.options import Options
 from symverify.kernel.provers.sides import as_side, pair_sides
@@ -222,7 +222,8 @@ def test_counterexample_search_gives_up_at_the_deadline(dense_pair):
     a = as_side(dense_pair[0])
     b = as_side(dense_model(4, 4, 32, 32, 36, seed=2))
     t = time.perf_counter()
-    assert search(a, b, Options(deadline=time.monotonic() - 1), found_by="test") is None
+    with pytest.raises(DeadlineExceededError):
+        search_or_stop(a, b, Options(deadline=time.monotonic() - 1), found_by="test")
     assert time.perf_counter() - t < 0.5
 
 

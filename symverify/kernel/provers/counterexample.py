@@ -1,18 +1,17 @@
 """Counterexamples: find a small input on which two sides differ, and re-check it exactly.
 
-:func:`search` screens candidate inputs (zeros, ones, entries in ``{−2 … 2}``, then wider random
+:func:`search_or_stop` screens candidate inputs (zeros, ones, entries in ``{−2 … 2}``, then wider random
 integers) mod ``p = 2^61 − 1``; a candidate whose outputs differ mod ``p`` differs exactly (equal
 rationals have equal residues), and :func:`confirm` evaluates it with exact Fractions. Symbolic
 parameters get values too. :func:`recheck` is the last line of defence that ``verify`` runs on
 every counterexample before it is reported: if exact evaluation does not reproduce the claimed
 difference, the prover is wrong and :class:`ProverError` is raised (docs/theory.md §5).
 
-:func:`search` honours ``opts.deadline`` inside every evaluation (screening and exact
-confirmation poll ``opts.checker()``, and a confirmation whose values may exceed :data:`GUARD_BITS`
-bits runs in a child limited to the time left): past the deadline it returns None within milliseconds;
-:func:`search_or_stop`, which the methods call, raises :class:`DeadlineExceededError` instead, so a
-stop (the timeout, a confirmation child's memory limit or crash) is named in their notes
-(:func:`stopped_note`), never taken for a search that found nothing.
+The search honours ``opts.deadline`` inside every evaluation (screening and exact confirmation
+poll ``opts.checker()``, and a confirmation whose values may exceed :data:`GUARD_BITS` bits runs in
+a child limited to the time left): past the deadline it raises :class:`DeadlineExceededError` within
+milliseconds, so a stop (the timeout, a confirmation child's memory limit or crash) is named in the
+methods' notes (:func:`stopped_note`), never taken for a search that found nothing.
 :func:`recheck`, the soundness check of a reported counterexample, is held to the deadline when
 given the options and its values may exceed :data:`GUARD_BITS` bits (a product of Fractions of a few
 million bits takes Python's gcd seconds to a minute, and no deadline check interrupts it): it then
@@ -38,7 +37,7 @@ from symverify.kernel.provers.outcome import Counterexample
 from symverify.kernel.provers.sides import Side
 from symverify.kernel.semantics.rings import FractionRing
 
-__all__ = ["search", "search_or_stop", "confirm", "confirm_in_time", "stopped_note", "recheck", "exact_outputs", "first_difference", "affordable",
+__all__ = ["search_or_stop", "confirm", "confirm_in_time", "stopped_note", "recheck", "exact_outputs", "first_difference", "affordable",
            "value_bits", "M61", "MAX_CONFIRM_BITS", "GUARD_BITS"]
 
 M61 = (1 << 61) - 1
@@ -261,36 +260,18 @@ def _candidates(lhs: Side, names: Sequence[str], seed: int, degree: int, count: 
         yield [[rng.randint(-r, r) for _ in range(d)] for _ in range(n)], {k: rng.randint(-r, r) for k in names}
 
 
-def search(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 1, stage: str | None = None,
-           count: int = 60, batch: int = 16, sizes: tuple[int, int] | None = None) -> Counterexample | None:
-    """A small-integer counterexample, or None when no candidate separates the sides.
+def search_or_stop(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 1, stage: str | None = None,
+                   count: int = 60, batch: int = 16, sizes: tuple[int, int] | None = None) -> Counterexample | None:
+    """A small-integer counterexample, or None only when every candidate was screened (or too large
+    to confirm) and none separates the sides.
 
     Candidates are screened mod ``2^61 − 1`` in batches; the first separating one is confirmed
     exactly, when :func:`affordable` with ``sizes`` (``(peak height bits, peak degree)`` of
-    :class:`~symverify.kernel.provers.bounds.Bounds`; computed here, once, when not given) says it is cheap. Every evaluation polls ``opts.deadline``: once it has passed the search returns None
-    (within milliseconds, one ring operation excepted; a confirmation past :data:`GUARD_BITS` bits runs
-    in a child limited to the time left, :func:`confirm_in_time`). A method reports why a search
-    stopped: it calls :func:`search_or_stop`.
-    """
-    try:
-        return search_or_stop(lhs, rhs, opts, found_by=found_by, degree=degree, stage=stage, count=count,
-                              batch=batch, sizes=sizes)
-    except DeadlineExceededError:
-        return None
-
-
-def search_or_stop(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 1, stage: str | None = None,
-                   count: int = 60, batch: int = 16, sizes: tuple[int, int] | None = None) -> Counterexample | None:
-    """:func:`search`, telling a stop from "nothing found": None only when every candidate was
-    screened (or too large to confirm) and none separates the sides; when the deadline passed, or a
-    confirmation child (:func:`confirm_in_time`) reached its memory limit or crashed,
-    :class:`DeadlineExceededError` whose detail says which, for :func:`stopped_note` to name in the
-    method's notes (a memory stop was reported as a search that found nothing)."""
-    return _search(lhs, rhs, opts, found_by, degree, stage, count, batch, sizes)
-
-
-def _search(lhs: Side, rhs: Side, opts: Options, found_by: str, degree: int, stage: str | None, count: int,
-            batch: int, sizes: tuple[int, int] | None) -> Counterexample | None:
+    :class:`~symverify.kernel.provers.bounds.Bounds`; computed here, once, when not given) says it is
+    cheap. Every evaluation polls ``opts.deadline``; once it has passed, or a confirmation child
+    (:func:`confirm_in_time`, for values past :data:`GUARD_BITS` bits) reached its memory limit or
+    crashed, it raises :class:`DeadlineExceededError` whose detail says which, for :func:`stopped_note` to name
+    in the method's notes (a memory stop was reported as a search that found nothing)."""
     check = opts.checker()
     names = sorted(lhs.params() | rhs.params())
     pts = _candidates(lhs, names, opts.seed, degree, count)
