@@ -117,7 +117,9 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
     a check run in a child process (default: a quarter of physical memory), each checked as
     ``verify`` checks it (:class:`~symverify.errors.UsageError`). A check the budget stops is not
     decided: the certificate check's ``compositional`` is False, the exact comparison's ``exact``
-    None, ``failure`` says which stopped and why, and the verdict is ``unknown``.
+    None, and ``failure`` says which stopped and why. The verdict is ``unknown`` when the certificate
+    check did not hold; when it held and only the exact comparison stopped, the verdict is ``proved``
+    by the certificate alone (a compositional proof), ``exact`` None and the reason in ``failure``.
 
     >>> from symverify.gadgets.primitives import shift_down
     >>> prove_fragment(shift_down(3, 1, 1)).proved
