@@ -1,0 +1,105 @@
+"""Attacks on what is kept by an object's identity after a node inside it was rewritten in place
+(``object.__setattr__`` past a frozen dataclass): every reader must see the content held now.
+
+The concrete interpretation keeps the cut points of a bias expression (``concrete._CUTS``,
+``concrete._PRED_FREE``) by the expression's identity; a comparison's operand rewritten inside it
+left its top-level fields unchanged, so the old cut points painted a block across a row where the
+new content changes value: ``instantiate`` built layers of neither content, and ``prove_forall``'s
+exact re-check of a true counterexample disagreed with z3 (a ``ProverError`` instead of ``refuted``)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symverify.kernel.parametric import concrete
+from symverify.kernel.parametric.expr import Lit
+from symverify.kernel.provers.forall import prove_forall
+from symverify.kernel.provers.outcome import Verdict
+from symverify.parametric import Gadget, Param, PLayer, inp, instantiate, lt, tap, var, where
+
+i, q, N = var("i"), var("q"), var("N")
+
+
+def _mask_gadget(k: int = 2, lo: int = 3, hi: int = 8) -> tuple[Gadget, object]:
+    """``out = b1 ⊙ in`` with ``b1 = 1 on rows i < N − k``, spec ``in`` on those rows; the comparison returned."""
+    cond = lt(i, N - k)
+    g = Gadget("mask", (Param("N", lo, hi),), N, 1, (PLayer(b1=where(cond, 1, 0), h=(tap(0),)),),
+               where(lt(i, N - 2), inp(i, q), 0))
+    return g, cond
+
+
+def _fresh(g: Gadget, n: int) -> list[object]:
+    concrete._CUTS.clear()
+    concrete._PRED_FREE.clear()
+    (layer,) = instantiate(g, {"N": n})
+    return [layer.b1.get(r, 0) for r in range(n)]
+
+
+def test_a_comparison_rewritten_in_place_gives_the_new_cut_points() -> None:
+    g, cond = _mask_gadget()
+    (layer,) = instantiate(g, {"N": 6})
+    assert [layer.b1.get(r, 0) for r in range(6)] == [1, 1, 1, 1, 0, 0]
+    object.__setattr__(cond, "b", N - 4)  # i < N − 4: rows 0, 1 only; the old blocks were [0, 4), [4, 5), [5, 6)
+    (layer,) = instantiate(g, {"N": 6})
+    assert [layer.b1.get(r, 0) for r in range(6)] == [1, 1, 0, 0, 0, 0]
+
+
+def test_a_literal_rewritten_deep_inside_gives_the_new_cut_points() -> None:
+    g, cond = _mask_gadget()
+    instantiate(g, {"N": 7})
+    lit = cond.b.b  # N − 2: the literal 2
+    assert type(lit) is Lit
+    object.__setattr__(lit, "value", 5)
+    (layer,) = instantiate(g, {"N": 7})
+    assert [layer.b1.get(r, 0) for r in range(7)] == [1, 1, 0, 0, 0, 0, 0]
+
+
+def test_prove_forall_refutes_a_gadget_rewritten_after_an_instance() -> None:
+    """The true counterexample of the rewritten gadget re-checks (was a ``ProverError``: the
+    re-check's instance model kept the old cut points and agreed with the spec)."""
+    g, cond = _mask_gadget(lo=6, hi=6)
+    assert prove_forall(g).proved
+    instantiate(g, {"N": 6})
+    object.__setattr__(cond, "b", N - 4)
+    result = prove_forall(g)
+    assert result.verdict == Verdict.REFUTED
+    assert "output 0 ≠ spec" in str(result)
+
+
+def test_a_condition_list_changed_after_an_instance_is_read_again() -> None:
+    """A field rewritten to a list (its items can change with no field assigned) is never kept."""
+    g, cond = _mask_gadget()
+    both = cond & lt(i, N - 1)
+    g = Gadget("m2", (Param("N", 3, 8),), N, 1, (PLayer(b1=where(both, 1, 0), h=(tap(0),)),), inp(i, q))
+    items = list(both.items)
+    object.__setattr__(both, "items", items)
+    (layer,) = instantiate(g, {"N": 6})
+    assert [layer.b1.get(r, 0) for r in range(6)] == [1, 1, 1, 1, 0, 0]
+    items[0] = lt(i, 1)
+    (layer,) = instantiate(g, {"N": 6})
+    assert [layer.b1.get(r, 0) for r in range(6)] == [1, 0, 0, 0, 0, 0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(3, 24), before=st.integers(0, 24), after=st.integers(0, 24))
+def test_instantiate_after_a_rewrite_matches_a_fresh_evaluation(n: int, before: int, after: int) -> None:
+    cond = lt(i, before)
+    g = Gadget("t", (Param("N", 3, 24),), N, 1, (PLayer(b1=where(cond, 1, 2), h=(tap(0),)),), inp(i, q))
+    instantiate(g, {"N": n})
+    object.__setattr__(cond, "b", Lit(after))
+    (layer,) = instantiate(g, {"N": n})
+    got = [layer.b1.get(r, 0) for r in range(n)]
+    assert got == [1 if r < after else 2 for r in range(n)]
+    assert got == _fresh(g, n)
+
+
+def test_cut_points_are_still_kept_for_an_unchanged_expression(monkeypatch: pytest.MonkeyPatch) -> None:
+    g, _ = _mask_gadget()
+    instantiate(g, {"N": 6})
+    calls: list[object] = []
+    real = concrete._cuts_v
+    monkeypatch.setattr(concrete, "_cuts_v", lambda *a: calls.append(a) or real(*a))
+    instantiate(g, {"N": 6})
+    assert calls == []
