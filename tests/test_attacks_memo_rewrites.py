@@ -103,3 +103,34 @@ def test_cut_points_are_still_kept_for_an_unchanged_expression(monkeypatch: pyte
     monkeypatch.setattr(concrete, "_cuts_v", lambda *a: calls.append(a) or real(*a))
     instantiate(g, {"N": 6})
     assert calls == []
+
+
+def test_a_permutation_factor_rewritten_in_place_is_not_handed_to_the_next_caller() -> None:
+    """Small permutations share their switch factors; one result's swap factor rewritten in place to
+    the identity changed what every later caller got (``[1, 0, 3, 2]`` routed as the identity)."""
+    from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+    from symverify.kernel.kaleidoscope.apply import apply
+    from symverify.kernel.provers.matrix import verify_matrix
+
+    first = permutation_to_kaleidoscope([1, 0, 3, 2])
+    f = next(f for f in first.kaleidoscope.groups[0].factors if any(f.d2))
+    for name, v in (("d1", 1), ("d2", 0), ("d3", 0), ("d4", 1)):
+        object.__setattr__(f, name, tuple(v for _ in getattr(f, name)))
+    assert apply(first.kaleidoscope, ["a", "b", "c", "d"]) == ["a", "b", "c", "d"]  # the caller's own rewrite
+    again = permutation_to_kaleidoscope([1, 0, 3, 2])
+    assert all(g is not f for g in again.kaleidoscope.groups[0].factors)
+    assert apply(again.kaleidoscope, ["a", "b", "c", "d"]) == ["b", "a", "d", "c"]
+    swap = [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]]
+    assert verify_matrix(again.kaleidoscope, swap).verdict == Verdict.PROVED
+
+
+@settings(max_examples=30, deadline=None)
+@given(perm=st.permutations(range(8)), which=st.integers(0, 5))
+def test_permutations_after_a_rewrite_route_as_they_should(perm: list[int], which: int) -> None:
+    from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+    from symverify.kernel.kaleidoscope.apply import apply
+
+    f = permutation_to_kaleidoscope(perm).kaleidoscope.groups[0].factors[which]
+    object.__setattr__(f, "d1", tuple(1 - x for x in f.d1))
+    got = apply(permutation_to_kaleidoscope(perm).kaleidoscope, list(range(8)))
+    assert [got[perm[k]] for k in range(8)] == list(range(8))
