@@ -134,3 +134,106 @@ def test_permutations_after_a_rewrite_route_as_they_should(perm: list[int], whic
     object.__setattr__(f, "d1", tuple(1 - x for x in f.d1))
     got = apply(permutation_to_kaleidoscope(perm).kaleidoscope, list(range(8)))
     assert [got[perm[k]] for k in range(8)] == list(range(8))
+
+
+def _lin_circuit():  # type: ignore[no-untyped-def]
+    from fractions import Fraction
+
+    from symverify.kernel.ir.circuit import Circuit, Gate
+
+    return Circuit(2, 1, (Gate.mul(0, 1), Gate.lin(2, Fraction(1, 3), 0, 1)), (3,))
+
+
+def test_stats_of_a_circuit_rewritten_in_place_are_measured_again() -> None:
+    """``x·y/3 + x`` has depth 2 and degree 2; its last gate rewritten to read the inputs only
+    (``x/3 + y``) has depth 1 and degree 1 (the kept measures were the old gates')."""
+    from symverify.kernel.ir.analysis import stats
+
+    c = _lin_circuit()
+    assert (stats(c).depth, stats(c).degree_bound) == (2, 2)
+    object.__setattr__(c.gates[1], "args", (0, 1))
+    assert (stats(c).depth, stats(c).degree_bound) == (1, 1)
+
+
+def test_stats_see_a_coefficient_made_zero_in_place() -> None:
+    from fractions import Fraction
+
+    from symverify.kernel.ir.analysis import stats
+    from symverify.kernel.ir.circuit import Circuit, Gate
+
+    third = Fraction(1, 3)
+    c = Circuit(2, 1, (Gate.mul(0, 1), Gate.lin(2, third, 0, 0)), (3,))
+    assert stats(c).degree_bound == 2
+    object.__setattr__(c.gates[1].coeffs[0], "_numerator", 0)  # the product's weight is now 0
+    object.__setattr__(c.gates[1].coeffs[0], "_denominator", 1)
+    assert stats(c).degree_bound == -1  # both weights 0: the output is the zero polynomial
+
+
+def test_verify_reports_the_stats_of_the_content_now() -> None:
+    import symverify as sv
+
+    c = _lin_circuit()
+    assert sv.verify(c, _lin_circuit(), method="randomized").lhs["depth"] == 2
+    object.__setattr__(c.gates[1], "args", (0, 1))
+    report = sv.verify(c, _lin_circuit(), method="randomized")
+    assert report.lhs["depth"] == 1 and report.lhs["degree_bound"] == 1
+
+
+def _bias_model(fill: int):  # type: ignore[no-untyped-def]
+    from symverify.kernel.ir.baseconv import Layer, Mode, Model
+    from symverify.kernel.ir.grid import Grid
+
+    layer = Layer(Grid.from_cells(1, 1, {(0, 0): 1}), Grid(2, 1, 0, ()), Grid.from_cells(2, 1, {(0, 0): 1}), Grid(2, 1, fill, ()),
+                  Mode.CAUSAL)
+    return Model(2, 1, 2, 1, (layer,))
+
+
+def test_numeric_check_of_a_model_rewritten_in_place_runs_the_content_now() -> None:
+    """A bias grid's fill rewritten in place after a first float run: the float executor's kept
+    plan ran the old bias, so the cross-check against exact evaluation failed (errors of 14 and 35)."""
+    pytest.importorskip("torch")
+    from symverify.executors import execute, numeric_check
+
+    m = _bias_model(3)
+    assert numeric_check(m, [[[2], [5]]]).ok
+    object.__setattr__(m.layers[0].b2, "fill", 10)
+    check = numeric_check(m, [[[2], [5]]])
+    assert check.ok and check.max_abs_err == 0.0
+    assert execute(m, [[2], [5]], backend="torch").tolist() == [[24.0], [75.0]]
+
+
+@pytest.mark.parametrize("backend", ["torch", "modular"])
+def test_execute_after_forget_runs_the_content_now(backend: str) -> None:
+    """``execute`` keeps a plan per object by identity (a snapshot on every call would cost more than
+    a small batch's run): ``forget(obj)`` (or any check of it) drops it after an in-place rewrite."""
+    pytest.importorskip("torch")
+    from symverify.executors import execute
+    from symverify.kernel.ir.memo import forget
+
+    c = _lin_circuit()
+    execute(c, [[2], [5]], backend=backend)
+    object.__setattr__(c.gates[1], "args", (0, 1))
+    forget(c)
+    from fractions import Fraction
+
+    from symverify.kernel.ir.circuit import Circuit, Gate
+
+    truth = Circuit(2, 1, (Gate.mul(0, 1), Gate.lin(0, Fraction(1, 3), 1, 1)), (3,))  # x/3 + y
+    assert execute(c, [[2], [5]], backend=backend).tolist() == execute(truth, [[2], [5]], backend=backend).tolist()
+
+
+def test_refresh_drops_the_plans_of_a_side_changed_in_place_only() -> None:
+    pytest.importorskip("torch")
+    from symverify.executors import execute
+    from symverify.kernel.engines import numbers
+    from symverify.kernel.provers.fingerprint import refresh
+
+    m = _bias_model(3)
+    assert execute(m, [[2], [5]], backend="modular").tolist() == [[10], [40]]
+    refresh(m)
+    kept = len(numbers._PLANS)
+    refresh(m)  # nothing changed: the plan is kept
+    assert len(numbers._PLANS) == kept
+    object.__setattr__(m.layers[0].b2, "fill", 10)
+    refresh(m)
+    assert execute(m, [[2], [5]], backend="modular").tolist() == [[24], [75]]

@@ -71,7 +71,7 @@ from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical, scalars_held
 from symverify.kernel.ir.scalar import _check_terms as check_sym_terms
 from symverify.kernel.semantics.straightline import program
 
-__all__ = ["encode", "decode", "fingerprint", "content_digest", "matrix_digest", "permutation_digest", "tree_digest", "EncodingError", "DOMAIN",
+__all__ = ["encode", "decode", "refresh", "fingerprint", "content_digest", "matrix_digest", "permutation_digest", "tree_digest", "EncodingError", "DOMAIN",
            "CLAIM_DOMAIN", "DIGEST", "check_digests", "Side"]
 
 DOMAIN = b"symverify/side-encoding/v2"
@@ -584,6 +584,32 @@ def _plain(obj: object, parts: Callable[[Any, str, Any], object], where: str = "
         forget(obj)
         parts(obj, where, state)
         _PLAIN.put(obj, cast("tuple[object, ...]", state))
+
+
+_SEEN: IdentityMemo[tuple[object, ...]] = IdentityMemo(16)
+"""The snapshots :func:`refresh` kept (sides not walked for plainness: :data:`_PLAIN` holds those)."""
+
+
+def refresh(obj: object) -> None:
+    """Drop what the identity memos keep for the side ``obj`` (its plans, programs, bounds, digest)
+    unless its snapshot (:func:`_state`) holds the same objects as the one :func:`check_plain` or an
+    earlier call kept: a reader outside a check (``execute``'s torch and modular plans) calls it
+    first, so a field rewritten in place inside the side (``object.__setattr__`` on a gate, a grid, a
+    ``Fraction``) since its plan was kept is read afresh. Refuses nothing (an object of another kind
+    is left alone); linear in what the side holds, as the snapshot of a check."""
+    if type(obj) not in _STATES:
+        return
+    try:
+        state = _state(obj)
+    except Exception:  # not the IR's own parts: nothing kept for it is read as its content
+        forget(obj)
+        return
+    for memo in (_PLAIN, _SEEN):
+        hit = memo.get(obj)
+        if hit is not None and _same_state(hit, state):
+            return
+    forget(obj)  # changed, or not seen since its snapshot was dropped: what the memos keep may be old
+    _SEEN.put(obj, state)
 
 
 def _circuit(sink: Sink, c: Circuit) -> None:
