@@ -237,3 +237,44 @@ def test_refresh_drops_the_plans_of_a_side_changed_in_place_only() -> None:
     object.__setattr__(m.layers[0].b2, "fill", 10)
     refresh(m)
     assert execute(m, [[2], [5]], backend="modular").tolist() == [[24], [75]]
+
+
+def _extra_cell_model():  # type: ignore[no-untyped-def]
+    """``u ↦ u·W`` on a 1×2 state, ``W = diag(1, 1/3)``, its 1/3 an exact extra cell of a cell array."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    from symverify.kernel.ir.baseconv import Layer, Mode, Model
+    from symverify.kernel.ir.cellarray import CellArray
+    from symverify.kernel.ir.grid import Grid
+
+    cells = CellArray(np.array([0]), np.array([0]), np.array([1.0]), [(1, 1, Fraction(1, 3))])
+    layer = Layer(Grid(2, 2, 0, cells), Grid(1, 2, 0, ()), Grid.from_cells(1, 2, {}), Grid(1, 2, 1, ()), Mode.CAUSAL)
+    return Model(1, 2, 1, 2, (layer,))
+
+
+@pytest.mark.parametrize("method", ["exact", "randomized", "auto"])
+def test_a_cell_arrays_kept_positions_cannot_be_written_in_place(method: str) -> None:
+    """The positions of a cell array's extra cells, kept on its first iteration, were a list: one
+    entry written in place after a ``verify`` (no field assigned, so the side's snapshot still
+    matched) dropped the extra cell from the interpreter and the encoding, and every method proved
+    ``diag(1, 1/3)`` equal to ``diag(1, 0)``. They are a tuple."""
+    import contextlib
+    from fractions import Fraction
+
+    import symverify as sv
+    from symverify.kernel.ir.circuit import Circuit, Gate
+
+    m = _extra_cell_model()
+    truth = Circuit(1, 2, (Gate.lin(1, Fraction(1, 3), 1, 0),), (0, 2))  # (x, y/3)
+    dropped = Circuit(1, 2, (Gate.const(0),), (0, 2))  # (x, 0)
+    assert sv.verify(m, truth, method=method).proved
+    assert sv.verify(m, truth, method=method).proved  # the snapshot now holds the kept positions
+    cells = m.layers[0].W.rects
+    assert cells._order is not None
+    with contextlib.suppress(TypeError):
+        cells._order[0] = 10**6
+    assert sv.verify(m, dropped, method=method).refuted
+    assert sv.verify(m, truth, method=method).proved
+    assert sv.evaluate(m, [[3, 6]]) == [[3, 2]]
