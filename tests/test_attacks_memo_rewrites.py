@@ -278,3 +278,22 @@ def test_a_cell_arrays_kept_positions_cannot_be_written_in_place(method: str) ->
     assert sv.verify(m, dropped, method=method).refuted
     assert sv.verify(m, truth, method=method).proved
     assert sv.evaluate(m, [[3, 6]]) == [[3, 2]]
+
+
+def test_a_kept_schedules_arrays_cannot_be_written() -> None:
+    """``schedule(program(c))`` is kept for the circuit and read by the torch engine's every trial:
+    a node id written into one of its arrays (``x·y`` read as ``x·x``) had ``randomized`` prove
+    ``x·y ≡ x·x``. Its arrays are read-only over ``bytes``, and cannot be made writable."""
+    pytest.importorskip("torch")
+    import symverify as sv
+    from symverify.kernel.ir.circuit import Circuit, Gate
+    from symverify.kernel.semantics.straightline import program, schedule
+
+    c = Circuit(2, 1, (Gate.mul(0, 1),), (2,))
+    assert sv.verify(c, Circuit(2, 1, (Gate.mul(0, 1),), (2,)), method="randomized", backend="torch").proved
+    b = schedule(program(c)).steps[0][0][3]  # (kind, out, a, b, i, j): the second operand of x·y
+    with pytest.raises(ValueError, match="read-only"):
+        b[0] = 0
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        b.flags.writeable = True
+    assert sv.verify(c, Circuit(2, 1, (Gate.mul(0, 0),), (2,)), method="randomized", backend="torch").refuted
