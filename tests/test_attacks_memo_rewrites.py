@@ -297,3 +297,46 @@ def test_a_kept_schedules_arrays_cannot_be_written() -> None:
     with pytest.raises(ValueError, match="WRITEABLE"):
         b.flags.writeable = True
     assert sv.verify(c, Circuit(2, 1, (Gate.mul(0, 0),), (2,)), method="randomized", backend="torch").refuted
+
+
+def test_a_kept_layout_rewritten_in_place_is_not_handed_to_the_next_caller() -> None:
+    """``retnet(N, d)`` hands equal calls one kept circuit: a gate of one caller's circuit rewritten
+    in place (``x·y`` made ``x·x``) was every later caller's ``retnet`` (the reference its models are
+    proved against)."""
+    import symverify as sv
+    from symverify.library import _retnet_layout, retnet, retnet_weights
+
+    c = retnet(2, 1)
+    assert retnet(2, 1) is c  # shared while unchanged
+    k = next(k for k, g in enumerate(c.gates) if len(g.args) == 2 and g.args[0] != g.args[1])
+    object.__setattr__(c.gates[k], "args", (c.gates[k].args[0],) * 2)
+    again = retnet(2, 1)
+    assert again is not c
+    reference, _ = _retnet_layout(2, 1, [retnet_weights(1)], None)
+    assert sv.verify(again, reference, method="exact").proved
+
+
+def test_a_weights_key_rewritten_to_the_same_hash_gets_its_own_layout() -> None:
+    """A weights object used as the memo's key, rewritten in place afterwards to content of the same
+    hash (``5 → 5 + 2^61 − 1``), was the stored key: equal to a later caller's fresh weights of that
+    content, it handed them the circuit built for ``b_out = 5``."""
+    import symverify as sv
+    from symverify.library_gated import _gated_conv_layout, gated_conv_layout, gated_conv_weights
+
+    big = 5 + (1 << 61) - 1
+    assert hash(big) == hash(5)
+    w = gated_conv_weights(2, 1, b_out=[5])
+    first, _ = gated_conv_layout(2, w)
+    object.__setattr__(w, "b_out", (big,))
+    fresh = gated_conv_weights(2, 1, b_out=[big])
+    got, _ = gated_conv_layout(2, fresh)
+    assert got is not first
+    assert sv.verify(got, _gated_conv_layout(2, fresh, None)[0], method="exact").proved
+
+
+def test_a_value_memo_takes_held_and_same_together() -> None:
+    from symverify.errors import UsageError
+    from symverify.ir.value_memo import ValueMemo
+
+    with pytest.raises(UsageError, match="held and same go together"):
+        ValueMemo(4, held=lambda v: v)

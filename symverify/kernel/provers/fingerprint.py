@@ -71,7 +71,7 @@ from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical, scalars_held
 from symverify.kernel.ir.scalar import _check_terms as check_sym_terms
 from symverify.kernel.semantics.straightline import program
 
-__all__ = ["encode", "decode", "refresh", "fingerprint", "content_digest", "matrix_digest", "permutation_digest", "tree_digest", "EncodingError", "DOMAIN",
+__all__ = ["encode", "decode", "refresh", "snapshot", "same_snapshot", "fingerprint", "content_digest", "matrix_digest", "permutation_digest", "tree_digest", "EncodingError", "DOMAIN",
            "CLAIM_DOMAIN", "DIGEST", "check_digests", "Side"]
 
 DOMAIN = b"symverify/side-encoding/v2"
@@ -584,6 +584,18 @@ def _plain(obj: object, parts: Callable[[Any, str, Any], object], where: str = "
         forget(obj)
         parts(obj, where, state)
         _PLAIN.put(obj, cast("tuple[object, ...]", state))
+
+
+def snapshot(obj: Side) -> tuple[object, ...]:
+    """What a circuit, model or kaleidoscope holds now, by identity (the snapshot every check of a
+    side compares: :func:`_state`); compare two with :func:`same_snapshot`. For a keeper of such
+    objects outside the kernel (a builder's kept results) that must not hand out one rewritten in place."""
+    return _state(obj)
+
+
+def same_snapshot(a: object, b: object) -> bool:
+    """Whether two :func:`snapshot` s hold the same objects, item by item (the side is unchanged)."""
+    return type(a) is tuple and type(b) is tuple and _same_state(a, b)
 
 
 _SEEN: IdentityMemo[tuple[object, ...]] = IdentityMemo(16)
