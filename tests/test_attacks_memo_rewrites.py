@@ -340,3 +340,20 @@ def test_a_value_memo_takes_held_and_same_together() -> None:
 
     with pytest.raises(UsageError, match="held and same go together"):
         ValueMemo(4, held=lambda v: v)
+
+
+def test_refresh_drops_what_is_kept_for_a_subclass_each_time() -> None:
+    """A subclass of the IR's classes has no snapshot (its fields may answer otherwise): nothing kept
+    for it is read after a refresh."""
+    from symverify.kernel.ir.analysis import _STATS, stats
+    from symverify.kernel.ir.circuit import Circuit, Gate
+    from symverify.kernel.provers.fingerprint import refresh
+
+    class Sub(Circuit):
+        pass
+
+    c = Sub(2, 1, (Gate.mul(0, 1),), (2,))
+    stats(c)
+    assert _STATS.get(c) is not None
+    refresh(c)
+    assert _STATS.get(c) is None

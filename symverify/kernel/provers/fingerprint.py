@@ -605,11 +605,14 @@ _SEEN: IdentityMemo[tuple[object, ...]] = IdentityMemo(16)
 def refresh(obj: object) -> None:
     """Drop what the identity memos keep for the side ``obj`` (its plans, programs, bounds, digest)
     unless its snapshot (:func:`_state`) holds the same objects as the one :func:`check_plain` or an
-    earlier call kept: a reader outside a check (``execute``'s torch and modular plans) calls it
-    first, so a field rewritten in place inside the side (``object.__setattr__`` on a gate, a grid, a
+    earlier call kept: a reader outside a check (``numeric_check``'s float plans; ``execute``'s callers after an
+    in-place rewrite) calls it first, so a field rewritten inside the side (``object.__setattr__`` on a gate, a grid, a
     ``Fraction``) since its plan was kept is read afresh. Refuses nothing (an object of another kind
-    is left alone); linear in what the side holds, as the snapshot of a check."""
+    is left alone, an instance of a subclass of the IR's classes has no snapshot and what is kept for
+    it is dropped each time); linear in what the side holds, as the snapshot of a check."""
     if type(obj) not in _STATES:
+        if isinstance(obj, (Circuit, Model, Kaleidoscope)):
+            forget(obj)
         return
     try:
         state = _state(obj)
