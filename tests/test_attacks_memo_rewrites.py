@@ -357,3 +357,14 @@ def test_refresh_drops_what_is_kept_for_a_subclass_each_time() -> None:
     assert _STATS.get(c) is not None
     refresh(c)
     assert _STATS.get(c) is None
+
+
+def test_stats_of_gates_set_as_a_list_are_never_kept() -> None:
+    from symverify.kernel.ir.analysis import stats
+
+    c = _lin_circuit()
+    gates = list(c.gates)
+    object.__setattr__(c, "gates", gates)
+    assert stats(c).depth == 2
+    gates[1] = type(gates[1]).lin(0, 1, 1, 1)  # x + y, read by no other gate: depth 1
+    assert stats(c).depth == 1

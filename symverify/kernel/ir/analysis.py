@@ -244,6 +244,8 @@ def stats(c: Circuit) -> CircuitStats:
     """
     _need_circuit(c, "stats")
     held = _gates_now(c)
+    if held is None:  # gates not in a plain tuple (set past the dataclass): nothing is kept for them
+        return _stats(c)
     hit = _STATS.get(c)
     if hit is None or not _same_gates(hit[0], held):
         hit = _STATS.put(c, (held, _stats(c)))
@@ -262,14 +264,15 @@ _STATS: IdentityMemo[tuple[tuple[object, ...], CircuitStats]] = IdentityMemo(8)
 _OP_ARGS_COEFFS = attrgetter("op"), attrgetter("args"), attrgetter("coeffs")
 
 
-def _gates_now(c: Circuit) -> tuple[object, ...]:
+def _gates_now(c: Circuit) -> tuple[object, ...] | None:
     """What the measures read, by identity: the circuit's own fields, each gate's op, node-id tuple and
     coefficient tuple, and every coefficient that is not an int with its fields
     (:func:`~symverify.kernel.ir.scalar.scalars_held`: a ``Fraction``'s numerator, a ``Sym``'s terms;
-    a coefficient's zero-ness decides a degree). Read by C-level maps: about 10 ms per 100 000 gates."""
+    a coefficient's zero-ness decides a degree). Read by C-level maps: about 20 ms per 100 000 gates.
+    None when the gates are not in a plain tuple (a list could change with no field assigned)."""
     gates = c.gates
     if type(gates) is not tuple:
-        return (*fields_now(c), None)
+        return None
     ops, args, coeffs = (list(map(get, gates)) for get in _OP_ARGS_COEFFS)
     return (*fields_now(c), ops, args, coeffs, scalars_held(chain.from_iterable(coeffs)))
 
