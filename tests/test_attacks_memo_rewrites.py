@@ -368,3 +368,64 @@ def test_stats_of_gates_set_as_a_list_are_never_kept() -> None:
     assert stats(c).depth == 2
     gates[1] = type(gates[1]).lin(0, 1, 1, 1)  # x + y, read by no other gate: depth 1
     assert stats(c).depth == 1
+
+
+def _evict_programs() -> None:
+    from symverify.kernel.ir.circuit import Circuit, Gate
+    from symverify.kernel.semantics.straightline import program
+
+    for k in range(20):  # more circuits than the program memo keeps; the plainness memo is not touched
+        program(Circuit(2, 1, (Gate.mul(0, 1),) * (k + 1), (2,)))
+
+
+@pytest.mark.parametrize("writer", ["program", "execute"])
+def test_a_program_kept_while_a_side_was_rewritten_is_not_read_once_it_is_restored(writer: str) -> None:
+    """A reader outside a check (``program(c)``, ``execute``) kept the program of ``x·x`` for a circuit
+    rewritten in place from ``x·y``; its gate's old args put back (the very objects its snapshot holds),
+    the next check matched and ``randomized`` proved ``x·y ≡ x·x`` with the kept program. Such a
+    memo compares the side's snapshot before it stores a value."""
+    import symverify as sv
+    from symverify.kernel.ir.circuit import Circuit, Gate
+    from symverify.kernel.semantics.straightline import program
+
+    c = Circuit(2, 1, (Gate.mul(0, 1),), (2,))
+    xx = Circuit(2, 1, (Gate.mul(0, 0),), (2,))
+    assert sv.verify(c, xx, method="randomized").refuted
+    _evict_programs()
+    old = c.gates[0].args
+    object.__setattr__(c.gates[0], "args", (0, 0))
+    if writer == "program":
+        program(c)
+    else:
+        assert sv.execute(c, [[3], [5]], backend="modular").tolist() == [[9], [0]]
+    object.__setattr__(c.gates[0], "args", old)
+    assert sv.verify(c, xx, method="randomized").refuted
+    assert sv.verify(c, Circuit(2, 1, (Gate.mul(0, 1),), (2,)), method="randomized").proved
+
+
+def test_measures_kept_while_a_side_was_rewritten_are_not_reported_once_it_is_restored() -> None:
+    import symverify as sv
+    from symverify.kernel.ir.analysis import _STATS, stats
+
+    c = _lin_circuit()
+    assert sv.verify(c, _lin_circuit(), method="randomized").lhs["depth"] == 2
+    _STATS.clear()
+    old = c.gates[1].args
+    object.__setattr__(c.gates[1], "args", (0, 1))
+    assert stats(c).depth == 1
+    object.__setattr__(c.gates[1], "args", old)
+    assert sv.verify(c, _lin_circuit(), method="randomized").lhs["depth"] == 2
+
+
+def test_a_check_scope_skips_the_validator_for_its_own_objects_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    from symverify.kernel.ir import memo
+
+    seen: list[object] = []
+    monkeypatch.setattr(memo, "_VALIDATOR", [seen.append])
+    kept: memo.IdentityMemo[int] = memo.IdentityMemo(4, validate=True)
+    a, b = [1], [2]
+    with memo.checked_scope(a):
+        kept.put(a, 1)
+        kept.put(b, 2)
+    kept.put(a, 3)
+    assert seen == [b, a]

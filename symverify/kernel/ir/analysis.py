@@ -260,7 +260,7 @@ def checked_stats(c: Circuit) -> CircuitStats:
     return hit[1] if hit is not None else stats(c)
 
 
-_STATS: IdentityMemo[tuple[tuple[object, ...], CircuitStats]] = IdentityMemo(8)
+_STATS: IdentityMemo[tuple[tuple[object, ...], CircuitStats]] = IdentityMemo(8, validate=True)
 _OP_ARGS_COEFFS = attrgetter("op"), attrgetter("args"), attrgetter("coeffs")
 
 
@@ -322,7 +322,7 @@ def check_state(obj: object, where: str) -> None:
                      lambda: f"{where}: model {obj.name or '<unnamed>'} has state N'·d' = {show_int(obj.inner_n)}·{show_int(obj.inner_d)}")
 
 
-_PARAMS: IdentityMemo[frozenset[str]] = IdentityMemo(8)
+_PARAMS: IdentityMemo[frozenset[str]] = IdentityMemo(8, validate=True)
 
 
 def params_of(obj: Circuit | Model) -> frozenset[str]:

@@ -66,7 +66,7 @@ from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.circuit import _check as check_circuit
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.memo import IdentityMemo, fields_now, forget
+from symverify.kernel.ir.memo import IdentityMemo, fields_now, forget, set_validator
 from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical, scalars_held
 from symverify.kernel.ir.scalar import _check_terms as check_sym_terms
 from symverify.kernel.semantics.straightline import program
@@ -625,6 +625,9 @@ def refresh(obj: object) -> None:
             return
     forget(obj)  # changed, or not seen since its snapshot was dropped: what the memos keep may be old
     _SEEN.put(obj, state)
+
+
+set_validator(refresh)  # the memos a reader outside a check writes compare the side's snapshot before storing
 
 
 def _circuit(sink: Sink, c: Circuit) -> None:

@@ -84,7 +84,7 @@ class Program:
         return _columns(self, True)
 
 
-_PROGRAMS: IdentityMemo[Program] = IdentityMemo(16)
+_PROGRAMS: IdentityMemo[Program] = IdentityMemo(16, validate=True)  # program(c) is public: a writer outside a check
 _OPCODE = bytes((2, 0, 1)) + bytes(253)  # by the number of coefficients: MUL none, CONST one, LIN two (the circuit checked the arity)
 
 
