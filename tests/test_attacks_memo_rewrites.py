@@ -429,3 +429,21 @@ def test_a_check_scope_skips_the_validator_for_its_own_objects_only(monkeypatch:
         kept.put(b, 2)
     kept.put(a, 3)
     assert seen == [b, a]
+
+
+def test_a_digest_kept_while_a_model_was_rewritten_is_not_reported_once_it_is_restored() -> None:
+    """``checked_digest`` of a model whose bias was rewritten in place kept that content's digest; the
+    old fill put back, the next ``verify`` matched its snapshot and its sealed report named the
+    rewritten model's digest. The digest memo compares the side's snapshot before storing."""
+    import symverify as sv
+    from symverify.kernel.provers.fingerprint import _RECENT, checked_digest, content_digest
+
+    m = _bias_model(3)
+    assert sv.verify(m, _bias_model(3), method="randomized").proved
+    _RECENT.clear()
+    grid = m.layers[0].b2
+    object.__setattr__(grid, "fill", 10)
+    checked_digest(m)
+    object.__setattr__(grid, "fill", 3)
+    report = sv.verify(m, _bias_model(3), method="randomized")
+    assert report.lhs["digest"] == content_digest(_bias_model(3)) != content_digest(_bias_model(10))

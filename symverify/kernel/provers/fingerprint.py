@@ -66,7 +66,7 @@ from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.circuit import _check as check_circuit
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.memo import IdentityMemo, fields_now, forget, set_validator
+from symverify.kernel.ir.memo import IdentityMemo, checked_scope, fields_now, forget, set_validator
 from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical, scalars_held
 from symverify.kernel.ir.scalar import _check_terms as check_sym_terms
 from symverify.kernel.semantics.straightline import program
@@ -694,7 +694,7 @@ def encode(obj: Side) -> bytes:
     return b"".join(out.parts)
 
 
-_RECENT: IdentityMemo[bytes] = IdentityMemo(4)
+_RECENT: IdentityMemo[bytes] = IdentityMemo(4, validate=True)
 """The digests of the last few sides computed, found by identity. The IR is immutable, and holding
 the object keeps its ``id`` from being reused, so a hit is the digest of that very content."""
 
@@ -708,12 +708,14 @@ def fingerprint(obj: Side) -> bytes:
     what the side holds now."""
     write = _writer(obj)
     _plain(obj, _PARTS[type(obj)])
-    return _digest(obj, write)
+    with checked_scope(obj):  # its snapshot was just compared: the digest kept needs no second one
+        return _digest(obj, write)
 
 
 def checked_fingerprint(obj: Side) -> bytes:
     """:func:`fingerprint` of a side that :func:`check_plain` accepted earlier in the same call
-    (``verify``'s sides, at the start of each ``verify``): without a second snapshot of the side.
+    (``verify``'s sides, at the start of each ``verify``): without a second snapshot of the side
+    (outside ``verify``'s call a digest is stored only after the side's snapshot is compared).
 
     The digests of the last few sides are kept (the pre-check and a later randomized run of one
     ``verify`` hash the same sides)."""
