@@ -19,7 +19,7 @@ from symverify.errors import IRError, UsageError
 from symverify.ir import limits
 from symverify.ir.bigint import field_repr, safe_repr
 from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
-from symverify.ir.value_memo import ValueMemo, typed_key
+from symverify.ir.value_memo import ValueMemo, layout_snapshot, same_layout, typed_key
 from symverify.kernel.ir.analysis import levels
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.scalar import (
@@ -368,7 +368,7 @@ def retnet_layout(N: int, d: int, layers: Sequence[RetNetWeights], name: str | N
     return _RETNET_LAYOUTS(typed_key(N, d, tuple(layers), name), lambda: _retnet_layout(N, d, layers, name))
 
 
-_RETNET_LAYOUTS: ValueMemo[tuple[Circuit, tuple[RetNetNodes, ...]]] = ValueMemo(8)
+_RETNET_LAYOUTS: ValueMemo[tuple[Circuit, tuple[RetNetNodes, ...]]] = ValueMemo(8, held=layout_snapshot, same=same_layout)
 """The last layouts built: ``retnet(N, d)`` and ``retnet_direct(N, d)`` build the same circuit
 (kept by the arguments' values and types, :class:`~symverify.ir.value_memo.ValueMemo`)."""
 

@@ -43,7 +43,7 @@ from symverify.errors import IRError
 from symverify.ir import limits
 from symverify.ir.bigint import field_repr
 from symverify.ir.build import CircuitBuilder, Wire, sum_tree
-from symverify.ir.value_memo import ValueMemo, typed_key
+from symverify.ir.value_memo import ValueMemo, layout_snapshot, same_layout, typed_key
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import (
     Scalar,
@@ -340,7 +340,7 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
     return GatedConvWeights(d, m, Win, bin_, sh, sb, tuple(lg), tuple(lD), Wout, bout, kind, N)
 
 
-_LAYOUTS: ValueMemo[tuple[Circuit, GatedConvNodes]] = ValueMemo(8)
+_LAYOUTS: ValueMemo[tuple[Circuit, GatedConvNodes]] = ValueMemo(8, held=layout_snapshot, same=same_layout)
 """The last layouts built: ``hyena(N, d)`` and ``hyena_direct(N, d)`` build the same circuit."""
 
 

@@ -407,7 +407,7 @@ def test_a_cell_array_with_extra_cells_is_checked_again_and_accepted_after_its_f
     a, b = _arrayed([(0, 2, Fraction(1, 3))]), _arrayed([(0, 2, Fraction(1, 3))])
     for method in ("randomized", "exact", "randomized"):
         assert sv.verify(a, b, method=method).proved
-    assert b.layers[0].b2.rects._order == [2]
+    assert b.layers[0].b2.rects._order == (2,)
     assert sv.verify(_arrayed([]), b, method="randomized").refuted
 
 

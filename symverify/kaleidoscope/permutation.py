@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from operator import attrgetter, is_
 
 import numpy as np
 
@@ -71,12 +72,30 @@ def _switch(size: int, h: int, mask: int) -> ButterflyFactor:
 _SHARED_UP_TO = 64
 """Sizes whose switch factors are shared (:func:`_shared_switch`): at ``N ≤ 64`` a stride has at most
 ``2^32`` masks but a sweep over small permutations meets few of them again and again (all ``8!``
-permutations of length 8 use 3·16 factors); factors are immutable, so one object serves every network."""
+permutations of length 8 use 3·16 factors), so one object serves every network while it holds what it
+was built with."""
+
+_CONTENT = attrgetter("size", "stride", "d1", "d2", "d3", "d4", "all_int")
+"""The fields of a factor every reader takes its matrix from (its plan's mark is the planner's own, read
+only for these fields: :func:`symverify.kernel.kaleidoscope.apply._plan`)."""
 
 
 @lru_cache(maxsize=4096)
+def _switch_entry(size: int, h: int, mask: int) -> tuple[ButterflyFactor, tuple[object, ...]]:
+    f = _switch(size, h, mask)
+    return f, _CONTENT(f)
+
+
 def _shared_switch(size: int, h: int, mask: int) -> ButterflyFactor:
-    return _switch(size, h, mask)
+    """:func:`_switch`, the one factor kept for ``(size, h, mask)`` while its content fields still hold
+    the objects it was built with (plain ints and tuples of ints, which cannot change): a factor a caller
+    rewrote in place (``object.__setattr__(f, "d2", ...)`` on one result) is never handed to the next
+    caller; the table is emptied and the factor built afresh."""
+    f, held = _switch_entry(size, h, mask)
+    if all(map(is_, held, _CONTENT(f))):
+        return f
+    _switch_entry.cache_clear()
+    return _switch_entry(size, h, mask)[0]
 
 
 _NUMPY_FROM = 64  # the size from which the numpy colouring is the faster one (measured per call, N = 8 … 1024)

@@ -37,6 +37,7 @@ from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.memo import checked_scope
 from symverify.kernel.ir.scalar import plain_str
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.certified import meta_circuit_note
@@ -420,10 +421,19 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
     opts = Options.from_call(method, seed=seed, trials=trials, timeout=timeout, backend=backend,
                              max_monomials=max_monomials, memory_limit=memory_limit, error_bound=error_bound,
                              isolate=isolate, numeric=numeric, scheduler=scheduler)
-    from symverify.progress import activity, wanted
+    from symverify.progress import wanted
 
     wanted(progress)  # a bad value is refused before any work
     timings: dict[str, float] = {}
+    with checked_scope(a.obj, b.obj):  # both checked when read: what the run keeps for them needs no second snapshot
+        return _decide(a, b, method, prover, opts, timings, progress, t0)
+
+
+def _decide(a: Side, b: Side, method: str, prover: Any, opts: Options, timings: dict[str, float], progress: bool | None,
+            t0: float) -> Report:
+    """:func:`verify` once its sides are read and checked and its options are."""
+    from symverify.progress import activity
+
     stats = (_describe(a), _describe(b))
     # a certificate whose meta names another circuit: said in a note (or in the error a certificate that does not
     # fit this circuit raises), never decided on; only by a method that reads the certificate (another checks no stage)

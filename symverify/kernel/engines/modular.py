@@ -77,6 +77,10 @@ def modular_eval(obj: Model | Circuit, points: torch.Tensor, p: int, *, params: 
 
     An allocation the device refuses (a batch too large for its memory) is a
     :class:`~symverify.errors.LimitError`, never the allocator's ``RuntimeError`` or ``MemoryError``.
+    The plan of ``obj`` is kept by its identity: the randomized method checks each side first
+    (:func:`~symverify.kernel.provers.fingerprint.check_plain`, which drops the plans of a side
+    rewritten in place); another caller of an object rewritten in place since its last run calls
+    :func:`~symverify.kernel.provers.fingerprint.refresh` first (``execute``'s note).
 
     >>> import torch
     >>> from symverify.kernel.ir.circuit import Circuit, Gate

@@ -143,7 +143,7 @@ class Converter:
 # The last few plans, per (object, numbers); each entry keeps its object alive, so an id is never
 # reused while its plan is cached. clear_cache() drops them (and their device tensors).
 _CACHE_SIZE = 8
-_PLANS: IdentityMemo[Any] = IdentityMemo(_CACHE_SIZE)
+_PLANS: IdentityMemo[Any] = IdentityMemo(_CACHE_SIZE, validate=True)  # execute's plans too
 
 
 def clear_cache() -> None:

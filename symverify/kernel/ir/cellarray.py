@@ -273,7 +273,7 @@ class CellArray(Sequence[Rect]):
         read-only 1-d ``int64``/``int64``/``float64`` arrays over ``bytes`` (so they cannot be
         written), the cells valid (finite, nonzero, distinct, row-major), ``extra`` a tuple of plain
         ``(int, int, canonical nonzero scalar)`` tuples sorted by cell, none an array cell, and the
-        kept positions of the extra cells (``_order``, set on first iteration) None or theirs. The
+        kept positions of the extra cells (``_order``, a tuple set on first iteration) None or theirs. The
         readers differ in what they trust: iteration (the interpreter, the encoding) follows
         ``_order`` and lets a later cell win, :meth:`get` reads ``extra`` first and the executors read
         the arrays, so a cell array out of that form is read as different weights by each."""
@@ -298,7 +298,7 @@ class CellArray(Sequence[Rect]):
             raise IRError(f"{where}: cell array extra: expected its cells sorted by (row, col), each value canonical, "
                           f"found {safe_repr(extra, 80)} (a field set after construction?)")
         order = self._order
-        if order is not None and not (type(order) is list and extra and order == fresh._positions().tolist()
+        if order is not None and not (type(order) is tuple and extra and order == tuple(fresh._positions().tolist())
                                       and all(type(p) is int for p in order)):
             raise IRError(f"{where}: cell array: the kept positions of its extra cells are not theirs, found "
                           f"{safe_repr(order, 60)} (a field set after construction?)")
@@ -365,7 +365,9 @@ class CellArray(Sequence[Rect]):
             yield from self._array_rects(start, stop)
             return
         if self._order is None:
-            object.__setattr__(self, "_order", self._positions().tolist())
+            # a tuple: a kept list written in place (``_order[0] = …``, no field assigned) escaped the
+            # snapshot a check compares, so an extra cell was dropped from every reader but ``get``
+            object.__setattr__(self, "_order", tuple(self._positions().tolist()))
         k = 0  # rectangles emitted so far (array cells before extra cell t: pos[t])
         a = 0
         for t, (i, j, x) in enumerate(self.extra):

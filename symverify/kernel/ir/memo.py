@@ -18,6 +18,11 @@ would have to walk the whole object: the kernel's checks of a side
 (:func:`~symverify.kernel.provers.fingerprint.check_plain`, at the start of every ``verify``,
 certificate and kaleidoscope check) compare such a snapshot of everything the side holds and, where
 it changed, :func:`forget` what every memo keeps for the side before anything is read from one.
+A memo that a reader outside such a check also writes (a circuit's ``program``, its measures, bounds
+and weight names, the executors' plans: ``validate=True``) runs that comparison before it stores a
+value (:func:`set_validator`), except for the objects of a check's own call (:func:`checked_scope`):
+a value computed while the side held other content, kept next to a snapshot its restored objects
+match again, would otherwise be read as the restored content's.
 A memo may be shared by threads (``verify`` from several threads, Dask's
 threaded workers): every read and write holds its lock, so one thread's eviction never meets
 another's lookup half done.
@@ -33,18 +38,19 @@ another's lookup half done.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import types
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from itertools import chain
 from operator import attrgetter, is_
 from typing import Generic, TypeVar
 
 from symverify.errors import UsageError
 
-__all__ = ["IdentityMemo", "fields_now", "forget"]
+__all__ = ["IdentityMemo", "fields_now", "forget", "set_validator", "checked_scope"]
 
 V = TypeVar("V")
 
@@ -113,6 +119,42 @@ def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
     return len(a) == len(b) and all(map(is_, a, b))
 
 
+_VALIDATOR: list[Callable[[object], None]] = []
+"""The check a memo made with ``validate=True`` runs on an object before storing a value for it (set by
+:mod:`symverify.kernel.provers.fingerprint`: :func:`~symverify.kernel.provers.fingerprint.refresh`)."""
+
+
+def set_validator(check: Callable[[object], None]) -> None:
+    """Make ``check(obj)`` run before a ``validate=True`` memo stores a value for ``obj``: it drops what
+    every memo keeps for ``obj`` when ``obj`` no longer holds what the kept snapshot of it says
+    (:func:`forget`), so a value computed from content rewritten in place never sits next to a snapshot
+    of other content (restoring the old objects afterwards would make that snapshot match again)."""
+    _VALIDATOR[:] = [check]
+
+
+_SCOPE = threading.local()
+"""Per thread: the objects a check compared the snapshot of, for the rest of the call that made it
+(:func:`checked_scope`)."""
+
+
+@contextlib.contextmanager
+def checked_scope(*objs: object) -> Iterator[None]:
+    """Within this block, this thread's ``validate=True`` memos store values for ``objs`` without
+    running the validator again: a check of each (``verify``'s sides, checked when read) has just
+    compared its snapshot, and nothing in the call rewrites them (a side changed from another thread
+    while it runs is not seen, as by the check itself)."""
+    before = getattr(_SCOPE, "objs", ())
+    _SCOPE.objs = (*before, *objs)
+    try:
+        yield
+    finally:
+        _SCOPE.objs = before
+
+
+def _in_scope(obj: object) -> bool:
+    return any(x is obj for x in getattr(_SCOPE, "objs", ()))
+
+
 def forget(obj: object) -> None:
     """Drop what every memo keeps for ``obj`` (any key): the kernel calls it when ``obj``'s content
     changed under its identity (a field written inside it past its frozen dataclass), so no program,
@@ -139,10 +181,11 @@ class IdentityMemo(Generic[V]):
     :class:`~symverify.errors.UsageError` naming what was found.
     """
 
-    def __init__(self, size: int = 16) -> None:
+    def __init__(self, size: int = 16, validate: bool = False) -> None:
         if type(size) is not int or size < 1:  # a bool, float or numpy int is no size
             raise UsageError(f"IdentityMemo size: expected an int ≥ 1, found {type(size).__name__} {size!r:.40}")
         self.size = size
+        self.validate = validate is True
         self._entries: OrderedDict[tuple[int, Hashable], tuple[object, tuple[object, ...], V]] = OrderedDict()
         self._ids: dict[int, int] = {}  # how many entries each object's id has (drop skips the others)
         self._lock = threading.Lock()
@@ -165,6 +208,8 @@ class IdentityMemo(Generic[V]):
         """Store ``value`` for ``obj`` as its fields are now (:func:`fields_now`) and ``key`` (evicting
         the least recently used entry). The entries it drops are released after the lock: a finalizer
         they run may use this memo."""
+        if self.validate and _VALIDATOR and not _in_scope(obj):  # a writer outside a check: the snapshot first
+            _VALIDATOR[0](obj)
         k = (id(obj), key)
         state = fields_now(obj)
         dropped: list[object] = []
@@ -210,12 +255,12 @@ class IdentityMemo(Generic[V]):
             self._ids = {}
         entries.clear()  # released after the lock, as in put
 
-    def __getstate__(self) -> dict[str, int]:
+    def __getstate__(self) -> dict[str, int | bool]:
         """Pickled empty: entries are found by ``id``, which means nothing in another process."""
-        return {"size": self.size}
+        return {"size": self.size, "validate": self.validate}
 
-    def __setstate__(self, state: dict[str, int]) -> None:
-        self.__init__(state["size"])  # type: ignore[misc]
+    def __setstate__(self, state: dict[str, int | bool]) -> None:
+        self.__init__(int(state["size"]), state.get("validate") is True)  # type: ignore[misc]
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -37,6 +37,8 @@ import itertools
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
+from fractions import Fraction
+from operator import is_
 from typing import Any, TypeVar, cast
 
 from symverify.errors import IRError
@@ -44,7 +46,7 @@ from symverify.ir import limits
 from symverify.ir.bigint import safe_repr, show_int
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
-from symverify.kernel.ir.memo import IdentityMemo
+from symverify.kernel.ir.memo import IdentityMemo, fields_now
 from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_canonical, is_zero, sym
 from symverify.kernel.parametric.bulk import _LIMIT as _INT64_EXACT
 from symverify.kernel.parametric.bulk import CellSet, Placement
@@ -56,6 +58,7 @@ from symverify.kernel.parametric.expr import (
     Cmp,
     Cond,
     Fam,
+    IExpr,
     Inp,
     Not,
     Num,
@@ -305,23 +308,75 @@ def _intervals(cuts: AbstractSet[int] | None, size: int) -> list[tuple[int, int]
     return list(itertools.pairwise(pts))
 
 
-_CUTS: IdentityMemo[tuple[frozenset[int] | None]] = IdentityMemo(4096)
-"""Room for the (expression, variable, sizes) of a compile: ``thm_h21_general``'s kaleidoscope compiles use 2 560."""
+_CUTS: IdentityMemo[tuple[tuple[object, ...], frozenset[int] | None]] = IdentityMemo(4096)
+"""Room for the (expression, variable, sizes) of a compile: ``thm_h21_general``'s kaleidoscope compiles
+use 2 560. Each entry holds the expression's :func:`_held` snapshot it was computed from."""
+_PRED_FREE: IdentityMemo[tuple[tuple[object, ...], bool]] = IdentityMemo(512)
+_LEAVES = frozenset({int, str, Fraction, Sym})
+"""The values a node's field may hold, besides nodes and plain tuples, for its cut points to be kept
+(none of them changes under its identity in a way the cut points read: they never read a constant's value)."""
+_NODES = (IExpr, Cond, Value)
 
 
-def _cut_points(v: Value, var: str, env: Mapping[str, int]) -> frozenset[int] | None:
+def _held(v: Value) -> tuple[object, ...] | None:
+    """Every node of ``v`` (each once, in a fixed walk order) followed by what each of its fields holds
+    now (:func:`~symverify.kernel.ir.memo.fields_now`), all by identity; None when a field holds
+    anything but a node, a plain tuple or a value of :data:`_LEAVES` (a list, or an unset slot: its
+    content could change with no field assigned). Two snapshots holding the same objects item by item
+    are one content: the walks agree up to the first field assigned in between (``object.__setattr__``
+    on a node, past its frozen dataclass), where they differ. Linear in the nodes held."""
+    out: list[object] = []
+    seen: set[int] = set()
+    todo: list[object] = [v]
+    while todo:
+        x = todo.pop()
+        if type(x) is tuple:
+            todo.extend(x)  # a plain tuple's items never change: it is held by its node's snapshot
+            continue
+        if not isinstance(x, _NODES):
+            if type(x) in _LEAVES:
+                continue
+            return None
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        fields = fields_now(x)
+        out.append(x)
+        out.extend(fields)
+        todo.extend(f for f in fields if type(f) not in _LEAVES)
+    return tuple(out)
+
+
+def _same_held(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
+    return len(a) == len(b) and all(map(is_, a, b))
+
+
+def _cut_points(v: Value, var: str, env: Mapping[str, int], held: tuple[object, ...] | None) -> frozenset[int] | None:
     """:func:`_cuts_v`, kept for the last few (expression, variable, parameter values) when
     computing it reads no predicate (:func:`_cuts_read_no_predicate`): it is then a pure function of
-    them (expressions are immutable; one reading a predicate depends on the placement too, and is
-    computed each time), and a compiler instantiates the same few shared definitions at the same
-    sizes once per gadget it emits."""
-    def compute() -> tuple[frozenset[int] | None]:
+    them (one reading a predicate depends on the placement too, and is computed each time), and a
+    compiler instantiates the same few shared definitions at the same sizes once per gadget it emits.
+    An entry is found by the expression's identity and used only while the expression still holds
+    what it held then (``held``, its :func:`_held` snapshot now, compared with the entry's): a node
+    inside it rewritten in place (``object.__setattr__`` on a comparison's operand) would otherwise
+    paint a block with one row's value across a cut point the new content has. ``held`` None: nothing
+    is kept."""
+    def compute() -> frozenset[int] | None:
         cuts = _cuts_v(v, var, env)
-        return (None if cuts is None else frozenset(cuts),)
+        return None if cuts is None else frozenset(cuts)
 
-    if _PRED_FREE(v, lambda: _cuts_read_no_predicate(v)):
-        return _CUTS(v, compute, key=(var, tuple(sorted(env.items()))))[0]
-    return compute()[0]  # a cut point may read a predicate (``eq(i, ite(P(0, 0), 1, 2))``): the placement decides it
+    if held is None:
+        return compute()
+    free = _PRED_FREE.get(v)
+    if free is None or not _same_held(free[0], held):
+        free = _PRED_FREE.put(v, (held, _cuts_read_no_predicate(v)))
+    if not free[1]:
+        return compute()  # a cut point may read a predicate (``eq(i, ite(P(0, 0), 1, 2))``): the placement decides it
+    key = (var, tuple(sorted(env.items())))
+    hit = _CUTS.get(v, key)
+    if hit is None or not _same_held(hit[0], held):
+        hit = _CUTS.put(v, (held, compute()), key)
+    return hit[1]
 
 
 def _cuts_read_no_predicate(v: Value) -> bool:
@@ -334,12 +389,15 @@ def _cuts_read_no_predicate(v: Value) -> bool:
     return not any(isinstance(x, Cmp) and _pred_names((x.a, x.b)) for x in _nodes(v))
 
 
-_PRED_FREE: IdentityMemo[bool] = IdentityMemo(512)
-
-
 def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None,
           preds: Mapping[str, Placement] | None = None, where: str = "a bias") -> Grid:
-    rcuts, ccuts = _cut_points(v, "i", env), _cut_points(v, "q", env)
+    rcuts: frozenset[int] | None
+    ccuts: frozenset[int] | None
+    if type(v) is Num:  # a constant: no cut points (nothing kept, nothing to snapshot)
+        rcuts = ccuts = frozenset()
+    else:
+        held = _held(v)  # one snapshot for both variables' kept cut points
+        rcuts, ccuts = _cut_points(v, "i", env, held), _cut_points(v, "q", env, held)
     blocks = (nn if rcuts is None else len(rcuts) + 1) * (dd if ccuts is None else len(ccuts) + 1)
     # each block is evaluated on its own (a bias varying per row at N' = 2^40 is 2^40 of them): at
     # most MAX_PAINT, the cells symverify expands one by one, refused before anything is allocated

@@ -215,12 +215,12 @@ def circuit_bounds(c: Any, ring: BoundRing, check: Check | None = None) -> tuple
     return [BoundValue(v, ring) for v in outs], peak
 
 
-_CIRCUIT_BOUNDS: IdentityMemo[tuple[list[Val], int]] = IdentityMemo(16)
+_CIRCUIT_BOUNDS: IdentityMemo[tuple[list[Val], int]] = IdentityMemo(16, validate=True)
 """Results of :func:`circuit_bounds` per (circuit object, ``q``, variables): the pass is a function of
 these alone, and circuits are immutable."""
 
 
-_PEAKS: IdentityMemo[tuple[int, int]] = IdentityMemo(64)
+_PEAKS: IdentityMemo[tuple[int, int]] = IdentityMemo(64, validate=True)
 """``(peak height bits, peak degree)`` over every value of a side's evaluation, per (object, ``q``,
 variables), put by the passes that see every value (larger than the result memos, so a cached
 result always finds its peak here)."""
@@ -309,7 +309,7 @@ def _model_vector(m: Any, ring: BoundRing, check: Check | None) -> tuple[list[li
     return [flat[i * m.d : (i + 1) * m.d] for i in range(m.n)], hit[1]
 
 
-_MODEL_BOUNDS: IdentityMemo[tuple[list[Val], int]] = IdentityMemo(16)
+_MODEL_BOUNDS: IdentityMemo[tuple[list[Val], int]] = IdentityMemo(16, validate=True)
 """Results of :func:`_model_vector` per (model object, ``q``, variables), as :data:`_CIRCUIT_BOUNDS`."""
 
 
@@ -374,7 +374,7 @@ def _model_rects(m: Any) -> Rects:
     return _MODEL_RECTS(m, lambda: read_rects(m.layers))
 
 
-_MODEL_RECTS: IdentityMemo[Rects] = IdentityMemo(16)
+_MODEL_RECTS: IdentityMemo[Rects] = IdentityMemo(16, validate=True)
 """Results of :func:`_model_rects` per model object."""
 
 

@@ -66,12 +66,12 @@ from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.circuit import _check as check_circuit
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.memo import IdentityMemo, fields_now, forget
+from symverify.kernel.ir.memo import IdentityMemo, checked_scope, fields_now, forget, set_validator
 from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical, scalars_held
 from symverify.kernel.ir.scalar import _check_terms as check_sym_terms
 from symverify.kernel.semantics.straightline import program
 
-__all__ = ["encode", "decode", "fingerprint", "content_digest", "matrix_digest", "permutation_digest", "tree_digest", "EncodingError", "DOMAIN",
+__all__ = ["encode", "decode", "refresh", "snapshot", "same_snapshot", "fingerprint", "content_digest", "matrix_digest", "permutation_digest", "tree_digest", "EncodingError", "DOMAIN",
            "CLAIM_DOMAIN", "DIGEST", "check_digests", "Side"]
 
 DOMAIN = b"symverify/side-encoding/v2"
@@ -586,6 +586,50 @@ def _plain(obj: object, parts: Callable[[Any, str, Any], object], where: str = "
         _PLAIN.put(obj, cast("tuple[object, ...]", state))
 
 
+def snapshot(obj: Side) -> tuple[object, ...]:
+    """What a circuit, model or kaleidoscope holds now, by identity (the snapshot every check of a
+    side compares: :func:`_state`); compare two with :func:`same_snapshot`. For a keeper of such
+    objects outside the kernel (a builder's kept results) that must not hand out one rewritten in place."""
+    return _state(obj)
+
+
+def same_snapshot(a: object, b: object) -> bool:
+    """Whether two :func:`snapshot` s hold the same objects, item by item (the side is unchanged)."""
+    return type(a) is tuple and type(b) is tuple and _same_state(a, b)
+
+
+_SEEN: IdentityMemo[tuple[object, ...]] = IdentityMemo(16)
+"""The snapshots :func:`refresh` kept (sides not walked for plainness: :data:`_PLAIN` holds those)."""
+
+
+def refresh(obj: object) -> None:
+    """Drop what the identity memos keep for the side ``obj`` (its plans, programs, bounds, digest)
+    unless its snapshot (:func:`_state`) holds the same objects as the one :func:`check_plain` or an
+    earlier call kept: a reader outside a check (``numeric_check``'s float plans; ``execute``'s callers after an
+    in-place rewrite) calls it first, so a field rewritten inside the side (``object.__setattr__`` on a gate, a grid, a
+    ``Fraction``) since its plan was kept is read afresh. Refuses nothing (an object of another kind
+    is left alone, an instance of a subclass of the IR's classes has no snapshot and what is kept for
+    it is dropped each time); linear in what the side holds, as the snapshot of a check."""
+    if type(obj) not in _STATES:
+        if isinstance(obj, (Circuit, Model, Kaleidoscope)):
+            forget(obj)
+        return
+    try:
+        state = _state(obj)
+    except Exception:  # not the IR's own parts: nothing kept for it is read as its content
+        forget(obj)
+        return
+    for memo in (_PLAIN, _SEEN):
+        hit = memo.get(obj)
+        if hit is not None and _same_state(hit, state):
+            return
+    forget(obj)  # changed, or not seen since its snapshot was dropped: what the memos keep may be old
+    _SEEN.put(obj, state)
+
+
+set_validator(refresh)  # the memos a reader outside a check writes compare the side's snapshot before storing
+
+
 def _circuit(sink: Sink, c: Circuit) -> None:
     prog = program(c)
     sink.update(b"C" + _ints([c.n, c.d, len(c.gates), len(c.outputs)]) + _bytes(prog.ops))
@@ -650,7 +694,7 @@ def encode(obj: Side) -> bytes:
     return b"".join(out.parts)
 
 
-_RECENT: IdentityMemo[bytes] = IdentityMemo(4)
+_RECENT: IdentityMemo[bytes] = IdentityMemo(4, validate=True)
 """The digests of the last few sides computed, found by identity. The IR is immutable, and holding
 the object keeps its ``id`` from being reused, so a hit is the digest of that very content."""
 
@@ -664,12 +708,14 @@ def fingerprint(obj: Side) -> bytes:
     what the side holds now."""
     write = _writer(obj)
     _plain(obj, _PARTS[type(obj)])
-    return _digest(obj, write)
+    with checked_scope(obj):  # its snapshot was just compared: the digest kept needs no second one
+        return _digest(obj, write)
 
 
 def checked_fingerprint(obj: Side) -> bytes:
     """:func:`fingerprint` of a side that :func:`check_plain` accepted earlier in the same call
-    (``verify``'s sides, at the start of each ``verify``): without a second snapshot of the side.
+    (``verify``'s sides, at the start of each ``verify``): without a second snapshot of the side
+    (outside ``verify``'s call a digest is stored only after the side's snapshot is compared).
 
     The digests of the last few sides are kept (the pre-check and a later randomized run of one
     ``verify`` hash the same sides)."""

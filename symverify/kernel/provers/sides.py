@@ -91,10 +91,11 @@ class CircuitSide(_Shaped):
         return len(self.obj.gates) + self.num_inputs
 
     def describe(self) -> dict[str, Any]:
-        """The statistics a report shows (``symverify info``): the circuit measures, ``O(gates)``."""
-        from symverify.kernel.ir.analysis import stats
+        """The statistics a report shows (``symverify info``): the circuit measures, ``O(gates)``, kept
+        for the circuit :func:`as_side` checked."""
+        from symverify.kernel.ir.analysis import checked_stats
 
-        return {"kind": "circuit", "name": self.obj.name, **stats(self.obj).to_json(), "symbols": sorted(self.params())}
+        return {"kind": "circuit", "name": self.obj.name, **checked_stats(self.obj).to_json(), "symbols": sorted(self.params())}
 
 
 @dataclass(frozen=True)

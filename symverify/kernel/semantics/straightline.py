@@ -84,7 +84,7 @@ class Program:
         return _columns(self, True)
 
 
-_PROGRAMS: IdentityMemo[Program] = IdentityMemo(16)
+_PROGRAMS: IdentityMemo[Program] = IdentityMemo(16, validate=True)  # program(c) is public: a writer outside a check
 _OPCODE = bytes((2, 0, 1)) + bytes(253)  # by the number of coefficients: MUL none, CONST one, LIN two (the circuit checked the arity)
 
 
@@ -205,8 +205,8 @@ def eval_mod(prog: Program, inputs: Sequence[int], p: int, coeffs: Sequence[int]
 class Schedule:
     """A program's gates grouped by level (longest path from the inputs) and kind, for batched
     evaluation: every gate of a level reads only earlier levels, so a level is a few array
-    operations. ``steps``: per level, per kind present, ``(kind, out, a, b, i, j)`` as int64 arrays
-    (node ids written, node ids read, coefficient indices)."""
+    operations. ``steps``: per level, per kind present, ``(kind, out, a, b, i, j)`` as read-only int64
+    arrays over ``bytes`` (node ids written, node ids read, coefficient indices)."""
 
     program: Program
     steps: tuple[tuple[tuple[int, Any, Any, Any, Any, Any], ...], ...]
@@ -238,7 +238,10 @@ def _schedule(prog: Program) -> Schedule:
         groups.setdefault((lv, kind), []).append((nd + k, a, b, i, j))
     steps: dict[int, list[tuple[int, Any, Any, Any, Any, Any]]] = {}
     for (lv, kind), rows in sorted(groups.items()):
-        cols = np.array(rows, dtype=np.int64).reshape(-1, 5).T
+        # each column read-only over a bytes object (no flag can make it writable): the schedule is kept
+        # for its program and read by every later trial, so a node id written into an array handed
+        # out (``b[0] = 0``: ``x·y`` read as ``x·x``) would change what the next ``verify`` evaluates
+        cols = [np.frombuffer(col.tobytes(), dtype=np.int64) for col in np.array(rows, dtype=np.int64).reshape(-1, 5).T]
         steps.setdefault(lv, []).append((kind, cols[0], cols[1], cols[2], cols[3], cols[4]))
     return Schedule(prog, tuple(tuple(steps[lv]) for lv in sorted(steps)))
 
