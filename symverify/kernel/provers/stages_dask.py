@@ -84,6 +84,7 @@ from symverify.kernel.provers.compositional import (
     StageOutcome,
     StageRun,
     certificate_meta_note,
+    check_settings,
     claim_digests,
     combine,
     validate_certificate,
@@ -302,12 +303,14 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
 
     Raises:
         IRError: the certificate is structurally malformed (checked here, before any task).
-        UsageError: a bad ``scheduler``, ``workers`` or ``stages_per_task`` (``workers`` with another
+        UsageError: a bad ``scheduler``, ``workers`` or ``stages_per_task``, or a setting
+            :func:`~symverify.kernel.provers.compositional.check_settings` refuses (``workers`` with another
             scheduler than ``"local"``, which it would not size); no connection or no
             worker within ``connect_timeout`` seconds (with a ``deadline`` before that, the wait
             stops there and the result is stopped by ``"timeout"``); ``distributed`` not installed.
     """
     check_address(scheduler)
+    deadline, max_monomials, memory_limit, isolate = check_settings(deadline, max_monomials, memory_limit, isolate)
     for what, value in (("workers", workers), ("stages_per_task", stages_per_task)):
         if value is not None and (type(value) is not int or value < 1):
             raise UsageError(f"{what}: expected a positive int, found {value!r}")
