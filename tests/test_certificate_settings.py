@@ -84,3 +84,17 @@ def test_deadline_rule(x: float) -> None:
             check_settings(x, 1, None, None)
     else:
         assert check_settings(x, 1, None, None)[0] == float(x)
+
+
+@pytest.mark.parametrize("bad", [math.nan, -1, 0, "x", True, math.inf, 10**400])
+def test_connect_timeout_is_a_positive_finite_number(compiled: sv.Compiled, bad: object) -> None:
+    """A connect timeout that is no positive finite number of seconds was handed to Dask, whose
+    complaint read as a failed connection (``cannot connect: could not convert string to float:
+    '1-1'`` for -1; for 0 "something accepts connections there but does not answer", with nothing
+    listening): it is a UsageError naming the argument, before any connection is tried."""
+    pytest.importorskip("distributed")
+    from symverify.kernel.provers.stages_dask import check_certificate_dask
+
+    with pytest.raises(UsageError, match=r"^connect_timeout: expected a positive finite number of seconds, found "):
+        check_certificate_dask(CIRCUIT, compiled.model, compiled.certificate, scheduler="tcp://127.0.0.1:9",
+                               connect_timeout=bad)  # type: ignore[arg-type]
