@@ -98,3 +98,23 @@ def test_connect_timeout_is_a_positive_finite_number(compiled: sv.Compiled, bad:
     with pytest.raises(UsageError, match=r"^connect_timeout: expected a positive finite number of seconds, found "):
         check_certificate_dask(CIRCUIT, compiled.model, compiled.certificate, scheduler="tcp://127.0.0.1:9",
                                connect_timeout=bad)  # type: ignore[arg-type]
+
+
+def test_numpy_integers_size_the_tasks_by_their_values(compiled: sv.Compiled) -> None:
+    """``stages_per_task`` and ``workers`` take a numpy integer by its value, as every size of the
+    API does (``np.int64(2)`` was refused as no positive int); a bool is still no count."""
+    pytest.importorskip("distributed")
+    import numpy as np
+
+    from symverify.kernel.provers.stages_dask import check_certificate_dask
+
+    # read by value: the argument passes, and the scheduler is what fails
+    with pytest.raises(UsageError, match=r"^scheduler tcp://127\.0\.0\.1:9: cannot connect"):
+        check_certificate_dask(CIRCUIT, compiled.model, compiled.certificate, scheduler="tcp://127.0.0.1:9",
+                               stages_per_task=np.int64(2), connect_timeout=0.5)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"^stages_per_task: expected a positive int, found True"):
+        check_certificate_dask(CIRCUIT, compiled.model, compiled.certificate, scheduler="tcp://127.0.0.1:9",
+                               stages_per_task=True, connect_timeout=0.5)
+    with pytest.raises(UsageError, match=r"^workers: expected a positive int, found 0"):
+        check_certificate_dask(CIRCUIT, compiled.model, compiled.certificate, scheduler="local",
+                               workers=np.int64(0))  # type: ignore[arg-type]

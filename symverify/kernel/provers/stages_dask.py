@@ -79,6 +79,7 @@ from symverify.kernel.build import build_identity
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import plain_index
 from symverify.kernel.provers.compositional import (
     CompositionalResult,
     StageFailure,
@@ -314,6 +315,7 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
     check_address(scheduler)
     deadline, max_monomials, memory_limit, isolate = check_settings(deadline, max_monomials, memory_limit, isolate)
     connect_timeout = _seconds(connect_timeout)
+    workers, stages_per_task = plain_index(workers), plain_index(stages_per_task)  # type: ignore[assignment]
     for what, value in (("workers", workers), ("stages_per_task", stages_per_task)):
         if value is not None and (type(value) is not int or value < 1):
             raise UsageError(f"{what}: expected a positive int, found {value!r}")
