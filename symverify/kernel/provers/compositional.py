@@ -680,7 +680,7 @@ def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, back
                       memory_limit: int | None = None, isolate: bool | None = None) -> CompositionalResult:
     """Prove ``model ≡ circuit`` stage by stage; see the module docstring.
 
-    Settings other than :func:`check_settings` reads raise :class:`~symverify.errors.UsageError`
+    A setting that :func:`check_settings` refuses raises :class:`~symverify.errors.UsageError`
     before anything is checked. Structural problems with the certificate raise :class:`IRError`; a stage whose claim does not
     hold yields ``ok=False`` with the first :class:`StageFailure`. Otherwise ``ok=False`` with
     ``failure=None`` means the check stopped: ``stopped`` says why and ``notes`` give details.
