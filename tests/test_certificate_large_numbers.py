@@ -83,3 +83,54 @@ def test_small_numbers_stay_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     seen, rep = _ran_in_child(monkeypatch, c, m, cert)
     assert seen == [] and rep.proved
 
+
+
+def _heavy_fragment(w: int) -> object:
+    """A 1×1 fragment of eight layers ``(w·x)·(w·x)`` claimed to square ``x`` eight times."""
+    from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder
+
+    layer = Layer(Grid.from_rows([[w]]), Grid.zeros(1, 1), Grid.from_rows([[w]]), Grid.zeros(1, 1))
+
+    def build() -> Spec:
+        b = SpecBuilder(1, 1)
+        x = b.cell(0, 0)
+        for _ in range(LAYERS):
+            x = b.mul(x, x)
+        return Spec(b.circuit({(0, 0): x}, "squares"))
+
+    return Fragment("squares", 1, 1, (layer,) * LAYERS, frozenset({(0, 0)}), frozenset({(0, 0)}), {"layers": LAYERS}, build)
+
+
+def test_prove_fragment_checks_a_heavy_certificate_in_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``prove_fragment``'s certificate check ran in this process whatever its coefficients' size:
+    it follows the rule of ``run_compositional`` (its budget says the same ``memory_limit``)."""
+    from symverify.kernel.provers import guard
+    from symverify.kernel.provers.fragment import prove_fragment
+
+    seen: list[str] = []
+    real = guard.run_limited
+
+    def spy(*args: object, **kw: object) -> object:
+        seen.append(str(kw.get("what")))
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(guard, "run_limited", spy)
+    proof = prove_fragment(_heavy_fragment(1 << 4096), exact=False)  # type: ignore[arg-type]
+    assert seen == ["the certificate check"]
+    assert not proof.proved and "stage 0" in proof.failure
+    seen.clear()
+    ok = prove_fragment(_heavy_fragment(1), exact=False)  # type: ignore[arg-type]
+    assert seen == [] and ok.proved
+
+
+def test_prove_fragment_stopped_child_is_not_proved(monkeypatch: pytest.MonkeyPatch) -> None:
+    from symverify.kernel.provers import guard
+    from symverify.kernel.provers.fragment import prove_fragment
+
+    def stopped(*args: object, **kw: object) -> object:
+        return guard.Limited("memory", None, "the child ran out of its memory budget")
+
+    monkeypatch.setattr(guard, "run_limited", stopped)
+    proof = prove_fragment(_heavy_fragment(1 << 4096), exact=False)  # type: ignore[arg-type]
+    assert proof.verdict is sv.Verdict.UNKNOWN and not proof.compositional
+    assert "check stopped (memory)" in proof.failure and "memory budget" in proof.failure
