@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from fractions import Fraction
 from itertools import pairwise
 from typing import Any
 
 from symverify.deadline import DeadlineExceededError
+from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.ir.scalar import Sym
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.compositional import certificate_meta_note, check_certificate
 from symverify.kernel.provers.counterexample import search_or_stop, stopped_note
@@ -32,7 +35,8 @@ from symverify.kernel.provers.options import Options
 from symverify.kernel.provers.outcome import MethodResult, UsageError
 from symverify.kernel.provers.sides import CircuitSide, ModelSide, Side, certificate_of
 
-__all__ = ["run_compositional", "certified_pair", "meta_circuit_note"]
+__all__ = ["run_compositional", "certified_pair", "meta_circuit_note", "stage_peak_bits", "large_number_bits",
+           "SHORT_STAGE_LAYERS", "SHORT_WEIGHT_BITS"]
 
 
 def certified_pair(lhs: Side, rhs: Side) -> tuple[CircuitSide, ModelSide] | None:
@@ -66,6 +70,49 @@ most doubles the bits (plus a weight's), so 8 layers of weights within the file 
 below ``2^28``-bit coefficients."""
 
 
+SHORT_WEIGHT_BITS = IN_PROCESS_BITS >> (SHORT_STAGE_LAYERS + 1)
+"""The largest weight or certificate coefficient (bits of a numerator, denominator or symbol's
+coefficient) that :data:`SHORT_STAGE_LAYERS` layers cannot raise past
+:data:`~symverify.kernel.provers.exact.IN_PROCESS_BITS` by size alone: ``k`` layers of
+``(x·W)·(h ⊛ x)`` raise a number to at most the power ``2^(k+1) − 2 < 2^9`` (``2^11`` bits)."""
+
+
+def _bits(x: Any) -> int:
+    """Bits of the largest integer an exact scalar stores (an int, a Fraction's numerator or
+    denominator, a symbol's coefficients)."""
+    if isinstance(x, Sym):
+        return max((_bits(co) for _, co in x.terms), default=0)
+    if isinstance(x, Fraction):
+        return max(x.numerator.bit_length(), x.denominator.bit_length())
+    return int(x).bit_length()
+
+
+def large_number_bits(model: Model, cert: Certificate) -> int:
+    """A size estimate for stages over large numbers: 0 when every weight of ``model`` and every
+    coefficient and constant of ``cert`` has at most :data:`SHORT_WEIGHT_BITS` bits; else ``b``,
+    the most bits of one, times ``2^(SHORT_STAGE_LAYERS + 1)`` (the power a short stage can raise it
+    to), which is above :data:`~symverify.kernel.provers.exact.IN_PROCESS_BITS`: the certificate
+    check then runs in the memory-limited child (:func:`run_compositional`). Models and
+    certificates read from files stay below it (:data:`~symverify.ir.limits.MAX_INT_DIGITS`); one
+    built in Python may not, and :func:`stage_peak_bits` reads the circuit alone for short stages."""
+    from symverify.kernel.provers.bounds import _model_rects
+
+    small = 1 << SHORT_WEIGHT_BITS  # an int strictly between -small and small has at most SHORT_WEIGHT_BITS bits
+    most = 0
+    for x in _model_rects(model).values:
+        if not (type(x) is int and -small < x < small):
+            most = max(most, _bits(x))
+    for b in cert.boundaries:
+        for c in b.cells:
+            k = c.const
+            if not (type(k) is int and -small < k < small):
+                most = max(most, _bits(k))
+            for _, co in c.terms:
+                if not (type(co) is int and -small < co < small):
+                    most = max(most, _bits(co))
+    return most << (SHORT_STAGE_LAYERS + 1) if most > SHORT_WEIGHT_BITS else 0
+
+
 def stage_peak_bits(circuit: Side, model: Side, opts: Options) -> int:
     """A bound on the coefficient bits the certificate check can meet, without the model's bounds
     pass where that is not needed: the circuit's peak height (a stage expands circuit values from
@@ -92,7 +139,8 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
     """Check the certificate; on failure search for a counterexample (see the module docstring).
 
     ``peak_height_bits`` (the pair's :class:`~symverify.kernel.provers.bounds.Bounds`, as ``auto`` knows
-    them; else :func:`stage_peak_bits`): where values may have coefficients of more than
+    them; else :func:`stage_peak_bits`; at least :func:`large_number_bits`, so a weight or a
+    certificate coefficient of more than :data:`SHORT_WEIGHT_BITS` bits counts): where values may have coefficients of more than
     :data:`~symverify.kernel.provers.exact.IN_PROCESS_BITS` bits, the whole certificate check runs in the
     memory-limited child process (:func:`~symverify.kernel.provers.guard.run_limited`; unless
     ``isolate=False``), since stages are sized by monomial counts, which do not see coefficient
@@ -118,6 +166,8 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
     start = time.perf_counter()
     if peak_height_bits is None:
         peak_height_bits = stage_peak_bits(circuit, model, opts)
+    if isinstance(model.certificate, Certificate):  # always (certified_pair); read for the type
+        peak_height_bits = max(peak_height_bits, large_number_bits(model.obj, model.certificate))
     backend = opts.backend if opts.backend in ("flint", "sympy") else "flint"
     args = (circuit.obj, model.obj, model.certificate)
     kwargs = dict(backend=backend, deadline=opts.deadline, max_monomials=opts.max_monomials,

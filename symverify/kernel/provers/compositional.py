@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from symverify.deadline import CHECK_EVERY, Check, Deadline, DeadlineExceededError
-from symverify.errors import IRError, ProverError
+from symverify.errors import IRError, ProverError, UsageError
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate, check_form, field_kinds
@@ -55,7 +55,7 @@ from symverify.kernel.semantics.sparse import eval_layers_sparse
 from symverify.kernel.semantics.straightline import program
 
 __all__ = ["StageFailure", "CompositionalResult", "StagePlan", "StageOutcome", "StageRun", "combine", "check_certificate",
-           "claim_digests", "check_form",
+           "claim_digests", "check_form", "check_settings",
            "validate_certificate", "plan_stage",
            "STAGE_IN_PROCESS_MONOMIALS", "STAGE_REFUSE_FACTOR"]
 
@@ -646,12 +646,42 @@ def _short(p: Any, limit: int = 120) -> str:
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
+def check_settings(deadline: object, max_monomials: object, memory_limit: object,
+                   isolate: object) -> tuple[float | None, int, int | None, bool | None]:
+    """The settings of a certificate check called directly, read as plain values (the rules of
+    ``verify``'s options): ``deadline`` None or a ``time.monotonic()`` value, an int or a float (a
+    subclass by the value it stores) that a float holds, ``math.inf`` for none, never NaN or a bool;
+    ``max_monomials`` an int ``≥ 0`` and ``memory_limit`` None or an int ``≥ 1`` (numpy integers by
+    their values, never a bool or a float); ``isolate`` None, True or False. Anything else is a
+    :class:`~symverify.errors.UsageError` naming the argument: a NaN compares false with everything,
+    so it would switch the deadline, or every stage's budget, off without a word."""
+    from symverify.kernel.ir.scalar import plain_float, plain_index
+
+    d = plain_float(plain_index(deadline))
+    if d is not None:
+        if type(d) is int:
+            d = float(d) if d.bit_length() <= 1023 else d
+        if type(d) is not float or math.isnan(d):
+            shown = f"an int of {d.bit_length()} bits" if type(d) is int else safe_repr(d, 60)
+            raise UsageError(f"deadline: expected a time.monotonic() value (an int or a float, math.inf for none) or "
+                             f"None, found {shown}")
+    budget, memory = plain_index(max_monomials), plain_index(memory_limit)
+    if type(budget) is not int or budget < 0:
+        raise UsageError(f"max_monomials: expected an int ≥ 0, found {safe_repr(budget, 60)}")
+    if memory is not None and (type(memory) is not int or memory < 1):
+        raise UsageError(f"memory_limit: expected None or an int ≥ 1, found {safe_repr(memory, 60)}")
+    if isolate is not None and type(isolate) is not bool:
+        raise UsageError(f"isolate: expected True, False or None (automatic), found {safe_repr(isolate, 60)}")
+    return d, budget, memory, isolate
+
+
 def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, backend: PolyBackend = "flint",
                       deadline: float | None = None, max_monomials: int = DEFAULT_MAX_MONOMIALS,
                       memory_limit: int | None = None, isolate: bool | None = None) -> CompositionalResult:
     """Prove ``model ≡ circuit`` stage by stage; see the module docstring.
 
-    Structural problems with the certificate raise :class:`IRError`; a stage whose claim does not
+    A setting that :func:`check_settings` refuses raises :class:`~symverify.errors.UsageError`
+    before anything is checked. Structural problems with the certificate raise :class:`IRError`; a stage whose claim does not
     hold yields ``ok=False`` with the first :class:`StageFailure`. Otherwise ``ok=False`` with
     ``failure=None`` means the check stopped: ``stopped`` says why and ``notes`` give details.
     When the certificate's ``meta`` names another circuit than ``circuit`` (its ``"circuit"`` name,
@@ -678,6 +708,7 @@ def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, back
       whole process on a stage that does not fit in memory); ``isolate=True`` is the same as
       None here (a child process per small stage would cost more than the stage).
     """
+    deadline, max_monomials, memory_limit, isolate = check_settings(deadline, max_monomials, memory_limit, isolate)
     start = time.perf_counter()
     check = Deadline.at(deadline)
     try:

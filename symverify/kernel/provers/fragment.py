@@ -32,6 +32,8 @@ from symverify.kernel.provers.fingerprint import content_digest
 from symverify.kernel.provers.outcome import Sealed, Verdict, exact_comparison, seal_outcome
 
 if TYPE_CHECKING:
+    from symverify.kernel.ir.certificate import Certificate
+    from symverify.kernel.provers.compositional import CompositionalResult
     from symverify.kernel.provers.options import Options
 
 __all__ = ["FragmentProof", "prove_fragment"]
@@ -125,8 +127,6 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
     >>> prove_fragment(shift_down(3, 1, 1)).proved
     True
     """
-    from symverify.kernel.provers.compositional import check_certificate
-
     if type(frag) is not Fragment:  # a subclass could state other resources, or another spec, than it is proved on
         sub = " (a subclass is not accepted)" if isinstance(frag, Fragment) else ""
         raise IRError(f"prove_fragment: expected a Fragment, found {type(frag).__name__}{sub}")
@@ -138,8 +138,7 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
     opts = Options.from_call("exact", backend=backend, timeout=timeout, max_monomials=max_monomials, memory_limit=memory_limit)
     start = time.perf_counter()
     circuit, model, cert = standalone(frag)
-    comp = check_certificate(circuit, model, cert, backend=opts.backend, deadline=opts.deadline,  # type: ignore[arg-type]
-                             max_monomials=opts.max_monomials, memory_limit=memory_limit)
+    comp = _check_certificate(circuit, model, cert, opts, memory_limit)
     if comp.ok:
         failure = ""
     elif comp.failure is not None:
@@ -155,6 +154,40 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
     return seal_outcome(FragmentProof(frag.name, comp.ok, same, failure, time.perf_counter() - start, frag.resources(),
                                       dict(frag.bounds), digests=digests))
 
+
+
+def _check_certificate(circuit: Circuit, model: Model, cert: Certificate, opts: Options,
+                       memory_limit: int | None) -> CompositionalResult:
+    """:func:`~symverify.kernel.provers.compositional.check_certificate` under the rule of the
+    ``compositional`` method (:func:`~symverify.kernel.provers.certified.run_compositional`): where
+    coefficients may exceed :data:`~symverify.kernel.provers.exact.IN_PROCESS_BITS` bits
+    (:func:`~symverify.kernel.provers.certified.stage_peak_bits`,
+    :func:`~symverify.kernel.provers.certified.large_number_bits`), the whole check runs in the
+    memory-limited child, and a child that stops is a check stopped for its reason (never proved)."""
+    from symverify.deadline import DeadlineExceededError
+    from symverify.kernel.provers import guard
+    from symverify.kernel.provers.certified import _check_all, large_number_bits, stage_peak_bits
+    from symverify.kernel.provers.compositional import StageOutcome, check_certificate, claim_digests, combine
+    from symverify.kernel.provers.exact import IN_PROCESS_BITS
+    from symverify.kernel.provers.sides import CircuitSide, ModelSide
+
+    kwargs = dict(backend=opts.backend, deadline=opts.deadline, max_monomials=opts.max_monomials, memory_limit=memory_limit)
+    start = time.perf_counter()
+    try:
+        bits = max(stage_peak_bits(CircuitSide(circuit, circuit.n, circuit.d), ModelSide(model, model.n, model.d, cert), opts),
+                   large_number_bits(model, cert))
+    except DeadlineExceededError:
+        stop = StageOutcome(0, stopped="timeout", note="timeout")
+    else:
+        if bits <= IN_PROCESS_BITS or opts.isolate is False:
+            return check_certificate(circuit, model, cert, **kwargs)  # type: ignore[arg-type]
+        remaining = opts.remaining()
+        lim = guard.run_limited(_check_all, ((circuit, model, cert), kwargs), memory=opts.memory(),
+                                timeout=None if remaining is None else max(remaining, 0.0), what="the certificate check")
+        if lim.status == "ok":
+            return lim.value  # type: ignore[no-any-return]
+        stop = StageOutcome(0, stopped=lim.status, note=lim.detail if lim.status != "timeout" else "timeout")
+    return combine([stop], cert.num_stages, time.perf_counter() - start, digests=claim_digests(circuit, model))
 
 
 def _check_fields(frag: Fragment) -> None:

@@ -13,7 +13,7 @@ roots (Schwartz–Zippel: ``(D/p)^B``). Primes are drawn uniformly among the pri
 coefficient, and none when ``H ≤ L`` (every nonzero coefficient is then below ``2^L ≤ p``). So one
 trial fails with probability at most
 
-    ε = β + (D/2^L)^B,   β = ⌈H/L⌉ / (N_L − ⌈bits(Q)/L⌉)   (β = 0 when H ≤ L),
+    ε = β + (D/2^L)^B,   β = ⌈H/L⌉ / (N_L − ⌈bit_length(Q)/L⌉)   (β = 0 when H ≤ L),
 
 with ``N_L`` a lower bound on the number of primes in ``[2^L, 2^(L+1))``: ``⌊2^L/(2L)⌋`` from
 Rosser–Schoenfeld (``x/ln x < π(x) < 1.25506·x/ln x`` for ``x ≥ 17`` give ``π(2x) − π(x) >
@@ -175,7 +175,7 @@ class TrialPlan:
             return "(D/p)^k"
         L, n = self.bits, primes_in_range_lower(self.bits)
         count = f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else f"floor(2^{L}/{2 * L})"
-        return f"(beta + (D/2^{L})^B)^k, beta = ceil(H/{L})/({count} - ceil(log2(Q)/{L})) (0 when H <= {L})"
+        return f"(beta + (D/2^{L})^B)^k, beta = ceil(H/{L})/({count} - ceil(bit_length(Q)/{L})) (0 when H <= {L})"
 
 
 def trial_plan(bounds: Bounds, bits: int, *, fixed: int | None = None, target: Fraction | None = None) -> TrialPlan:

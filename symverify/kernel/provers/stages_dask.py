@@ -60,6 +60,7 @@ scheduler is given.
 
 from __future__ import annotations
 
+import math
 import pickle
 import time
 import uuid
@@ -78,12 +79,14 @@ from symverify.kernel.build import build_identity
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import plain_index
 from symverify.kernel.provers.compositional import (
     CompositionalResult,
     StageFailure,
     StageOutcome,
     StageRun,
     certificate_meta_note,
+    check_settings,
     claim_digests,
     combine,
     validate_certificate,
@@ -302,12 +305,17 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
 
     Raises:
         IRError: the certificate is structurally malformed (checked here, before any task).
-        UsageError: a bad ``scheduler``, ``workers`` or ``stages_per_task`` (``workers`` with another
+        UsageError: a bad ``scheduler``, ``workers`` or ``stages_per_task``, or a setting
+            :func:`~symverify.kernel.provers.compositional.check_settings` refuses (``workers`` with another
             scheduler than ``"local"``, which it would not size); no connection or no
             worker within ``connect_timeout`` seconds (with a ``deadline`` before that, the wait
-            stops there and the result is stopped by ``"timeout"``); ``distributed`` not installed.
+            stops there and the result is stopped by ``"timeout"``); a ``connect_timeout`` that is no
+            positive finite number of seconds; ``distributed`` not installed.
     """
     check_address(scheduler)
+    deadline, max_monomials, memory_limit, isolate = check_settings(deadline, max_monomials, memory_limit, isolate)
+    connect_timeout = _seconds(connect_timeout)
+    workers, stages_per_task = plain_index(workers), plain_index(stages_per_task)  # type: ignore[assignment]
     for what, value in (("workers", workers), ("stages_per_task", stages_per_task)):
         if value is not None and (type(value) is not int or value < 1):
             raise UsageError(f"{what}: expected a positive int, found {value!r}")
@@ -356,6 +364,20 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
         finally:  # an error a task raised is raised here too: the other runs are not waited for
             client.cancel(futures)
     return combine(outcomes, total, time.perf_counter() - start, digests=digests, meta_note=note)
+
+
+def _seconds(timeout: object) -> float:
+    """``connect_timeout`` as a float: a positive finite number of seconds (the rule of ``verify``'s
+    ``timeout``, :func:`~symverify.kernel.provers.options.timeout_seconds`, without ``math.inf``: the
+    wait for a scheduler ends); anything else is a :class:`UsageError` naming it, never handed to
+    Dask, whose complaint would read as a failed connection."""
+    from symverify.kernel.provers.options import timeout_seconds
+
+    t = timeout_seconds(timeout)
+    f = None if t is None or (type(t) is int and t.bit_length() > 1023) else float(t)
+    if f is None or f == math.inf:
+        raise UsageError(f"connect_timeout: expected a positive finite number of seconds, found {safe_repr(timeout, 60)}")
+    return f
 
 
 def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | None) -> list[StageOutcome]:
