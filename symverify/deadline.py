@@ -50,6 +50,10 @@ class Deadline:
     __slots__ = ("when",)
 
     def __init__(self, when: float) -> None:
+        if when != when:  # NaN: every comparison with it is False, so it would never expire
+            from symverify.errors import UsageError
+
+            raise UsageError("deadline: expected a time.monotonic() deadline, found NaN (a deadline that never passes)")
         self.when = when
 
     @staticmethod
@@ -73,8 +77,8 @@ class Deadline:
 
 
 def as_check(deadline: float | Check | None) -> Check | None:
-    """A checker from a ``time.monotonic()`` deadline (a real number, not a bool), an existing
-    checker, or None; anything else is a :class:`~symverify.errors.UsageError`."""
+    """A checker from a ``time.monotonic()`` deadline (a real number, not a bool or NaN), an
+    existing checker, or None; anything else is a :class:`~symverify.errors.UsageError`."""
     if deadline is None or callable(deadline):
         return deadline
     if isinstance(deadline, bool) or not isinstance(deadline, numbers.Real):

@@ -13,6 +13,7 @@ import random
 import time
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 import symverify as sv
@@ -117,6 +118,18 @@ def test_deadline_checker_basics():
     assert isinstance(as_check(time.monotonic()), Deadline)
     probe = lambda: None  # noqa: E731
     assert as_check(probe) is probe
+
+
+def test_a_nan_deadline_is_refused_not_taken_as_never():
+    """NaN compares False with every time, so a checker holding it would never stop a loop."""
+    from symverify.errors import UsageError
+
+    with pytest.raises(UsageError, match="found NaN"):
+        as_check(float("nan"))
+    with pytest.raises(UsageError, match="found NaN"):
+        Deadline.at(float("nan"))
+    with pytest.raises(UsageError, match="found NaN"):
+        as_check(np.float64("nan"))
 
 
 def test_options_build_the_checker():
