@@ -42,6 +42,7 @@ from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical, is_zero
+from symverify.kernel.provers import exact as _exact
 from symverify.kernel.provers.bound_rules import COUNT_CAP, VAR, VAR_VAL, capped, scalar_parts, scalar_rows
 from symverify.kernel.provers.bounds import BoundRing, bound_rows, eval_code, layers_peak
 from symverify.kernel.provers.bounds_layers import model_rows, read_rects
@@ -59,10 +60,10 @@ __all__ = ["StageFailure", "CompositionalResult", "StagePlan", "StageOutcome", "
            "validate_certificate", "plan_stage",
            "STAGE_IN_PROCESS_MONOMIALS", "STAGE_REFUSE_FACTOR"]
 
-STAGE_IN_PROCESS_MONOMIALS = 200_000
-"""Largest certified stage size (live monomials) expanded in this process (as the exact method's guard)."""
-STAGE_REFUSE_FACTOR = 64
-"""A stage whose certified size exceeds this many times ``max_monomials`` is not expanded at all."""
+STAGE_IN_PROCESS_MONOMIALS = _exact.IN_PROCESS_MONOMIALS
+"""Largest certified stage size (live monomials) expanded in this process: the exact method's guard."""
+STAGE_REFUSE_FACTOR = _exact.REFUSE_FACTOR
+"""A stage whose certified size exceeds this many times ``max_monomials`` is not expanded at all (the exact method's factor)."""
 
 
 @dataclass(frozen=True)

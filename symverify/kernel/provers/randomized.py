@@ -260,12 +260,11 @@ def plan_primes(bounds: Bounds, target: Fraction = DEFAULT_ERROR_BOUND, *, ops: 
     return None if best is None else best[1]
 
 
-def engine_plan(engine: str, bounds: Bounds, symbolic: bool, target: Fraction, *, ops: int = 0,
-                limited: bool = False) -> TrialPlan | None:
-    """The plan of ``engine`` (``"python"`` or ``"torch"``) for a pair with these bounds (``ops``,
-    ``limited``: :func:`plan_primes`)."""
+def engine_plan(engine: str, bounds: Bounds, symbolic: bool, target: Fraction) -> TrialPlan | None:
+    """The plan of ``engine`` (``"python"`` or ``"torch"``) for a pair with these bounds (the python
+    engine's: :func:`plan_primes` with its defaults)."""
     if engine == "python":
-        return plan_primes(bounds, target, ops=ops, limited=limited)
+        return plan_primes(bounds, target)
     return trial_plan(bounds, 30, target=None if symbolic else target)
 
 
