@@ -431,8 +431,10 @@ def _writable(path: str | None, what: str) -> None:
         with contextlib.suppress(OSError):
             p.unlink()
         return
+    from symverify.scripts.whole_file import new_temporary
+
     try:  # an existing file is replaced through a new one beside it (_write): the directory must take one
-        fd, tmp = _new_temporary(p)
+        fd, tmp = new_temporary(p)
     except OSError as e:
         raise UsageError(f"{what} {path}: cannot write there: the file is replaced whole through a new file in "
                          f"{p.parent}, which cannot be made there ({e.strerror or e})") from None
@@ -567,84 +569,12 @@ def _holds_output(path: Path, flag: str) -> bool:
 
 
 def _write(path: str, text: str, what: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all: a temporary file in the same directory,
-    then renamed over ``path``, so an interruption (a second Ctrl-C, SIGTERM, a full disk) never
-    leaves a truncated file where a complete one is expected. A failure names the flag.
+    """Write ``text`` to ``path`` whole or not at all (:func:`symverify.scripts.whole_file.write_whole`:
+    a new file beside it renamed over it; a symbolic link followed; a warning when other hard links
+    keep the previous content); a failure is a ``UsageError`` naming the flag ``what``."""
+    from symverify.scripts.whole_file import write_whole
 
-    The temporary file is made new (``O_EXCL``, under a name of its own: a file or a link planted
-    under that name is never written through), with the read, write and execute bits of the file it
-    replaces (a private ``chmod 600`` file stays private; no set-id bit), or those the umask gives a
-    new file.
-
-    A hard link the user made to the file (``ln run.json latest.json``) is another name of the old
-    file, which the rename does not change: that name keeps the previous content. Writing through
-    it in place instead would give up the whole-or-nothing promise (a reader of the link, or an
-    interruption, could see half a file), so the replacement stays and a ``symverify: warning:``
-    line on standard error says how many other names keep the old content (a symbolic link is
-    followed instead, and sees the new file)."""
-    from symverify.errors import UsageError
-
-    p = Path(path)
-    if p.exists() and not p.is_file():  # a device or a FIFO: no rename over it
-        try:
-            p.write_text(text, encoding="utf-8")
-        except OSError as e:
-            raise UsageError(f"{what} {path}: cannot write there ({e.strerror or e})") from None
-        return
-    if p.is_symlink():  # replace the file it points to, not the link
-        p = p.resolve()
-    tmp: Path | None = None
-    links = 0
-    try:
-        if p.exists():
-            st = os.stat(p)
-            mode: int | None = st.st_mode & 0o777  # rwx bits: no set-id bit carried over
-            links = st.st_nlink - 1
-        else:
-            mode = None
-        fd, tmp = _new_temporary(p)
-        try:
-            if mode is not None and hasattr(os, "fchmod"):
-                os.fchmod(fd, mode)
-            _write_all(fd, text.encode("utf-8"))
-        finally:
-            os.close(fd)
-        os.replace(tmp, p)
-        tmp = None
-    except OSError as e:
-        raise UsageError(f"{what} {path}: cannot write there ({e.strerror or e})") from None
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-    if links > 0:
-        _say(f"symverify: warning: {what} {_line(path)}: written whole as a new file; "
-             f"{'its other hard link keeps' if links == 1 else f'its {links} other hard links keep'} the previous "
-             "content (a symbolic link would follow it)")
-
-
-def _new_temporary(p: Path) -> tuple[int, Path]:
-    """A new file beside ``p`` (``.NAME.PID.RANDOM.tmp``, NAME cut to 100 characters so the name stays
-    within the file system's limit) opened for writing: created with ``O_EXCL``, so an existing file
-    or link of that name is never opened (another name is drawn); mode ``0o666`` less the umask."""
-    import secrets
-
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    for tries in range(100, 0, -1):
-        tmp = p.with_name(f".{p.name[:100]}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-        try:
-            return os.open(tmp, flags, 0o666), tmp
-        except FileExistsError:
-            if tries == 1:  # a hundred names drawn, each taken: said as the error it is
-                raise
-    raise AssertionError("unreachable")
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data`` to the file descriptor ``fd`` (``os.write`` may write part of it)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
+    write_whole(path, text, what)
 
 
 def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | None = None) -> Any:
