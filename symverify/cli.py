@@ -267,7 +267,8 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                    help="run on a Dask cluster: a scheduler's address (tcp://HOST:8786) or file (FILE.json), or 'local' "
                         "for a local cluster of -j workers (needs symverify[dask])")
     p.add_argument("--cases-per-task", type=_integer, default=None, metavar="C",
-                   help="with --scheduler: cases of a shardable script per task (default: automatic, about two "
+                   help="with --scheduler: cases of a shardable script per task (others run as one task, named in a warning; "
+                        "default: automatic, about two "
                         "tasks per worker thread)")
     p.add_argument("--json", metavar="OUT", help="write the run as stable JSON to OUT ('-': standard output; never a file the run reads)")
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per instance) to FILE ('-': standard output; never a file "
@@ -855,6 +856,27 @@ def _esc(text: str) -> str:
     return escape(_visible(text))
 
 
+def _cases_per_task_reaches(args: argparse.Namespace, scripts: Any, chosen: list[str]) -> None:
+    """``--cases-per-task C`` splits a shardable script (``SHARDABLE = True``) into tasks of ``C``
+    cases; a script that is not shardable runs as one task whatever ``C`` is. Before any work: a run
+    none of whose scripts is shardable is refused (the flag would do nothing), and one with some that
+    are not says so on standard error, naming them, in one ``symverify: warning:`` line."""
+    from symverify.errors import UsageError
+
+    if args.cases_per_task is None:
+        return
+    whole = [n for n in chosen if not scripts[n].shardable]
+    if not whole:
+        return
+    names = ", ".join(_line(n) for n in whole)
+    if len(whole) == len(chosen):
+        raise UsageError(f"--cases-per-task {args.cases_per_task}: splits a shardable script (SHARDABLE = True) into tasks "
+                         f"of that many cases, and no script of this run is shardable ({names}): expected it left out")
+    which = f"the proof script {names} is" if len(whole) == 1 else f"the proof scripts {names} are"
+    _say(f"symverify: warning: --cases-per-task {args.cases_per_task}: {which} not shardable (no SHARDABLE = True) "
+         "and run as one task each")
+
+
 def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool, env: dict[str, str] | None = None,
          *, golden_scripts: list[str] | None = None) -> int:
     """Run ``chosen`` (on the process pool, or on Dask with ``--scheduler``), print the table and
@@ -868,6 +890,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     from symverify.scripts import runner
     from symverify.scripts.protocol import SWEEP_ENV
 
+    _cases_per_task_reaches(args, scripts, chosen)
     # The grid of a sweep comes only from `symverify sweep`: a SYMVERIFY_SWEEP left in the shell does not reach
     # the scripts of `symverify prove` (their default grids), nor replace the grid of a sweep.
     env = {SWEEP_ENV: "", **(env or {})}
