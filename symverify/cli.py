@@ -513,8 +513,8 @@ def _spare_inputs(args: argparse.Namespace) -> None:
                 raise UsageError(f"{flag} {path} names the file {real} inside {label}, which a script there may read "
                                  "(a module of a sub-package, a data file) and writing the run would replace: expected a "
                                  "path outside that tree, a new file, or a run file written there before")
-        twin = _linked_into(real, trees)
-        if twin is not None and not _holds_output(real, flag):
+        twin = None if _holds_output(real, flag) else _linked_into(real, trees, f"{flag} {path}")
+        if twin is not None:
             where, label, link = twin
             how = (f"is the file the symbolic link {where} inside {label} points to, which a script there may read "
                    "through it: writing the run would replace what it reads" if link else
@@ -524,13 +524,28 @@ def _spare_inputs(args: argparse.Namespace) -> None:
                              "written there before")
 
 
-def _linked_into(real: Path, trees: list[tuple[str, str]]) -> tuple[Path, str, bool] | None:
-    """A name inside one of the ``(directory, label)`` ``trees`` (at any depth, as :func:`os.walk`
-    lists it, symbolic links to directories not followed) of the existing regular file ``real``
-    from outside it: a hard link to it (the same device and inode), or a symbolic link that points
-    to it; with that tree's label and whether it is a symbolic link. None when there is none. Every
-    file of the trees is looked at (one ``stat`` each), once per output that exists."""
+LINK_SCAN_LIMIT = 100_000
+"""The most names of the ``--dir`` trees (and the built-in scripts') :func:`_linked_into` looks at
+for one output: a tree larger than that (``--dir /``) is not searched to its end, and an output
+that would need the search is refused, saying so."""
+
+
+def _linked_into(real: Path, trees: list[tuple[str, str]], what: str) -> tuple[Path, str, bool] | None:
+    """A name inside one of the ``(directory, label)`` ``trees`` (at any depth, symbolic links to
+    directories not followed) of the existing regular file ``real`` from outside it: a hard link to
+    it (the same device and inode), or a symbolic link that points to it; with that tree's label and
+    whether it is a symbolic link. None when there is none.
+
+    Called only for an output that exists and does not hold what its flag writes
+    (:func:`_spare_inputs`). The work is bounded: directories are read by ``os.scandir``, whose
+    entries say whether they are links and give their inode without a ``stat``; a symbolic link is
+    followed (one ``stat``); a file is compared only when ``real`` has other hard links (its
+    ``st_nlink`` > 1) and the entry's inode is ``real``'s. At most :data:`LINK_SCAN_LIMIT` names are
+    looked at: past them the output (``what``, the flag and path) is refused, a ``UsageError``, since
+    whether a script reads it through a link could not be told."""
     import stat
+
+    from symverify.errors import UsageError
 
     try:
         st = os.stat(real)
@@ -538,16 +553,35 @@ def _linked_into(real: Path, trees: list[tuple[str, str]]) -> tuple[Path, str, b
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
+    hard = st.st_nlink > 1  # a link count of 1: no other name of this file exists anywhere
+    looked = 0
     for d, label in trees:
-        for root, _dirs, files in os.walk(d):
-            for name in files:
-                p = Path(root, name)
-                try:
-                    other = os.stat(p)
-                except OSError:  # a dangling link, a file gone meanwhile
-                    continue
-                if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
-                    return p, label, p.is_symlink()
+        stack = [d]
+        while stack:
+            try:
+                entries = os.scandir(stack.pop())
+            except OSError:  # a directory gone meanwhile, or unreadable
+                continue
+            with entries:
+                for e in entries:
+                    looked += 1
+                    if looked > LINK_SCAN_LIMIT:
+                        raise UsageError(f"{what}: an existing file that is no run written before, and the trees of this "
+                                         f"run hold more than {LINK_SCAN_LIMIT} names, too many to look for a link to it "
+                                         "that a script there may read: expected a new file or a run file written "
+                                         "there before")
+                    try:
+                        if e.is_symlink():
+                            other = os.stat(e.path)  # the file it points to (a dangling link: OSError)
+                            if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                                return Path(e.path), label, True
+                        elif e.is_dir(follow_symlinks=False):
+                            stack.append(e.path)
+                        elif hard and e.inode() == st.st_ino:
+                            if e.stat(follow_symlinks=False).st_dev == st.st_dev:
+                                return Path(e.path), label, False
+                    except OSError:  # a dangling link, a file gone meanwhile
+                        continue
     return None
 
 
