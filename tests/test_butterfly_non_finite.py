@@ -91,3 +91,4 @@ def test_finite_inputs_run_as_before_an_overflow_included():
 def test_the_modular_path_takes_integers_as_before():
     prog = compile_numpy(_upper(4), kind="mod", p=7)
     assert prog.apply(np.array([1, 2, 3, 4])).tolist() == prog.apply([1, 2, 3, 4]).tolist()
+

@@ -161,6 +161,24 @@ def _run_layout(stages: Sequence[tuple[bool, int, Any, Any]], z: torch.Tensor, N
     return cur if cur is not z else z.clone()
 
 
+def _run_layout_autograd(stages: Sequence[tuple[bool, int, Any, Any]], z: torch.Tensor, N: int) -> torch.Tensor:
+    """:func:`_run_layout` for an input that autograd follows: the same products and sums in the same
+    order (``t0·x0``, then ``addcmul`` of ``t1·x1``, the same bits), each into a new tensor, since
+    torch's ``out=`` and in-place forms are refused on a tensor that requires grad."""
+    B = z.shape[0]
+    lw, H = _split(N)
+    cur, lay = z, False
+    for tr, s, t0, t1 in stages:
+        if tr != lay:
+            cur = (cur.view(B, H, lw) if tr else cur.view(B, lw, H)).transpose(1, 2).reshape(B, N)
+            lay = tr
+        x0, x1 = cur.view(B, N // (2 * s), 2, s).split(1, dim=2)
+        cur = torch.addcmul(t0 * x0, t1, x1).reshape(B, N)
+    if lay:
+        cur = cur.view(B, lw, H).transpose(1, 2).reshape(B, N)
+    return cur if cur is not z else z.clone()
+
+
 def _blocks(N: int, stages: Sequence[tuple[int, Any, Any]]) -> list[tuple[bool, torch.Tensor]]:
     """``(high, blocks)`` per run of consecutive high or low stages, in float64 on the CPU:
     high runs ``(Lw, H, H)`` (``M_l[h_out, h_in]``), low runs ``(H, Lw, Lw)`` (``K_h[l_out, l_in]``).
@@ -357,7 +375,8 @@ class ButterflyProduct(torch.nn.Module):
             y = self._run_blocks(z)
         else:
             buffers: dict[str, torch.Tensor] = self._buffers  # type: ignore[assignment]  # plain dict lookups, no __getattr__
-            y = _run_layout([(tr, s, buffers[a], buffers[b]) for (tr, s), (a, b) in zip(self._layout, self._names)], z.contiguous(), N)
+            run = _run_layout_autograd if z.requires_grad and torch.is_grad_enabled() else _run_layout
+            y = run([(tr, s, buffers[a], buffers[b]) for (tr, s), (a, b) in zip(self._layout, self._names)], z.contiguous(), N)
         return y.reshape(B, N)[:, : self.n].reshape(*lead, self.n)
 
     def _run_blocks(self, z: torch.Tensor) -> torch.Tensor:
