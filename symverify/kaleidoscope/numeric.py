@@ -84,13 +84,23 @@ def _stage(f: ButterflyFactor, ring: Ring, p: int | None, dtype: Any) -> Stage:
 def check_range(stages: Sequence[Stage], dtype: str) -> None:
     """:class:`~symverify.errors.IRError` when a stage's entry is infinite in ``dtype``
     (``'float64'`` or ``'float32'``): an exact entry beyond that format's range. Rounding an entry
-    is the float forms' error; an infinite one is not (``0·inf`` makes NaN of the other entry of its pair)."""
+    is the float forms' error; an infinite one is not (``0·inf`` makes NaN of the other entry of its pair).
+    ``stages`` is a list of ``(stride, T0, T1)`` triples of arrays of numbers (else an ``IRError``)."""
     import numpy as np
 
+    dtype = _float_dtype(dtype, "check_range")
+    if not isinstance(stages, (list, tuple)):
+        raise IRError(f"check_range: stages: expected a list of (stride, T0, T1) triples, found {type(stages).__name__}")
     with np.errstate(over="ignore"):
-        for s, t0, t1 in stages:
+        for k, stage in enumerate(stages):
+            if not (isinstance(stage, (list, tuple)) and len(stage) == 3):
+                raise IRError(f"check_range: stages[{k}]: expected a (stride, T0, T1) triple, found {safe_repr(stage, 40)}")
+            s, t0, t1 = stage
             for t in (t0, t1):
-                cast = np.asarray(t, dtype=dtype)
+                try:
+                    cast = np.asarray(t, dtype=dtype)
+                except (TypeError, ValueError, OverflowError):
+                    raise IRError(f"check_range: stages[{k}]: expected twiddles of numbers, found {safe_repr(t, 40)}") from None
                 if np.isinf(cast).any():
                     at = [int(i) for i in np.argwhere(np.isinf(cast))[0]]
                     raise IRError(f"the butterfly stage of stride {s}: entry {at} of its twiddles ({float(np.asarray(t)[tuple(at)])!r}) "
