@@ -267,7 +267,8 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                    help="run on a Dask cluster: a scheduler's address (tcp://HOST:8786) or file (FILE.json), or 'local' "
                         "for a local cluster of -j workers (needs symverify[dask])")
     p.add_argument("--cases-per-task", type=_integer, default=None, metavar="C",
-                   help="with --scheduler: cases of a shardable script per task (default: automatic, about two "
+                   help="with --scheduler: cases of a shardable script per task (others run as one task, named in a warning; "
+                        "default: automatic, about two "
                         "tasks per worker thread)")
     p.add_argument("--json", metavar="OUT", help="write the run as stable JSON to OUT ('-': standard output; never a file the run reads)")
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per instance) to FILE ('-': standard output; never a file "
@@ -431,8 +432,10 @@ def _writable(path: str | None, what: str) -> None:
         with contextlib.suppress(OSError):
             p.unlink()
         return
+    from symverify.scripts.whole_file import new_temporary
+
     try:  # an existing file is replaced through a new one beside it (_write): the directory must take one
-        fd, tmp = _new_temporary(p)
+        fd, tmp = new_temporary(p)
     except OSError as e:
         raise UsageError(f"{what} {path}: cannot write there: the file is replaced whole through a new file in "
                          f"{p.parent}, which cannot be made there ({e.strerror or e})") from None
@@ -510,8 +513,8 @@ def _spare_inputs(args: argparse.Namespace) -> None:
                 raise UsageError(f"{flag} {path} names the file {real} inside {label}, which a script there may read "
                                  "(a module of a sub-package, a data file) and writing the run would replace: expected a "
                                  "path outside that tree, a new file, or a run file written there before")
-        twin = _linked_into(real, trees)
-        if twin is not None and not _holds_output(real, flag):
+        twin = None if _holds_output(real, flag) else _linked_into(real, trees, f"{flag} {path}")
+        if twin is not None:
             where, label, link = twin
             how = (f"is the file the symbolic link {where} inside {label} points to, which a script there may read "
                    "through it: writing the run would replace what it reads" if link else
@@ -521,13 +524,28 @@ def _spare_inputs(args: argparse.Namespace) -> None:
                              "written there before")
 
 
-def _linked_into(real: Path, trees: list[tuple[str, str]]) -> tuple[Path, str, bool] | None:
-    """A name inside one of the ``(directory, label)`` ``trees`` (at any depth, as :func:`os.walk`
-    lists it, symbolic links to directories not followed) of the existing regular file ``real``
-    from outside it: a hard link to it (the same device and inode), or a symbolic link that points
-    to it; with that tree's label and whether it is a symbolic link. None when there is none. Every
-    file of the trees is looked at (one ``stat`` each), once per output that exists."""
+LINK_SCAN_LIMIT = 100_000
+"""The most names of the ``--dir`` trees (and the built-in scripts') :func:`_linked_into` looks at
+for one output: a tree larger than that (``--dir /``) is not searched to its end, and an output
+that would need the search is refused, saying so."""
+
+
+def _linked_into(real: Path, trees: list[tuple[str, str]], what: str) -> tuple[Path, str, bool] | None:
+    """A name inside one of the ``(directory, label)`` ``trees`` (at any depth, symbolic links to
+    directories not followed) of the existing regular file ``real`` from outside it: a hard link to
+    it (the same device and inode), or a symbolic link that points to it; with that tree's label and
+    whether it is a symbolic link. None when there is none.
+
+    Called only for an output that exists and does not hold what its flag writes
+    (:func:`_spare_inputs`). The work is bounded: directories are read by ``os.scandir``, whose
+    entries say whether they are links and give their inode without a ``stat``; a symbolic link is
+    followed (one ``stat``); a file is compared only when ``real`` has other hard links (its
+    ``st_nlink`` > 1) and the entry's inode is ``real``'s. At most :data:`LINK_SCAN_LIMIT` names are
+    looked at: past them the output (``what``, the flag and path) is refused, a ``UsageError``, since
+    whether a script reads it through a link could not be told."""
     import stat
+
+    from symverify.errors import UsageError
 
     try:
         st = os.stat(real)
@@ -535,16 +553,35 @@ def _linked_into(real: Path, trees: list[tuple[str, str]]) -> tuple[Path, str, b
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
+    hard = st.st_nlink > 1  # a link count of 1: no other name of this file exists anywhere
+    looked = 0
     for d, label in trees:
-        for root, _dirs, files in os.walk(d):
-            for name in files:
-                p = Path(root, name)
-                try:
-                    other = os.stat(p)
-                except OSError:  # a dangling link, a file gone meanwhile
-                    continue
-                if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
-                    return p, label, p.is_symlink()
+        stack = [d]
+        while stack:
+            try:
+                entries = os.scandir(stack.pop())
+            except OSError:  # a directory gone meanwhile, or unreadable
+                continue
+            with entries:
+                for e in entries:
+                    looked += 1
+                    if looked > LINK_SCAN_LIMIT:
+                        raise UsageError(f"{what}: an existing file that is no run written before, and the trees of this "
+                                         f"run hold more than {LINK_SCAN_LIMIT} names, too many to look for a link to it "
+                                         "that a script there may read: expected a new file or a run file written "
+                                         "there before")
+                    try:
+                        if e.is_symlink():
+                            other = os.stat(e.path)  # the file it points to (a dangling link: OSError)
+                            if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                                return Path(e.path), label, True
+                        elif e.is_dir(follow_symlinks=False):
+                            stack.append(e.path)
+                        elif hard and e.inode() == st.st_ino:
+                            if e.stat(follow_symlinks=False).st_dev == st.st_dev:
+                                return Path(e.path), label, False
+                    except OSError:  # a dangling link, a file gone meanwhile
+                        continue
     return None
 
 
@@ -567,84 +604,12 @@ def _holds_output(path: Path, flag: str) -> bool:
 
 
 def _write(path: str, text: str, what: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all: a temporary file in the same directory,
-    then renamed over ``path``, so an interruption (a second Ctrl-C, SIGTERM, a full disk) never
-    leaves a truncated file where a complete one is expected. A failure names the flag.
+    """Write ``text`` to ``path`` whole or not at all (:func:`symverify.scripts.whole_file.write_whole`:
+    a new file beside it renamed over it; a symbolic link followed; a warning when other hard links
+    keep the previous content); a failure is a ``UsageError`` naming the flag ``what``."""
+    from symverify.scripts.whole_file import write_whole
 
-    The temporary file is made new (``O_EXCL``, under a name of its own: a file or a link planted
-    under that name is never written through), with the read, write and execute bits of the file it
-    replaces (a private ``chmod 600`` file stays private; no set-id bit), or those the umask gives a
-    new file.
-
-    A hard link the user made to the file (``ln run.json latest.json``) is another name of the old
-    file, which the rename does not change: that name keeps the previous content. Writing through
-    it in place instead would give up the whole-or-nothing promise (a reader of the link, or an
-    interruption, could see half a file), so the replacement stays and a ``symverify: warning:``
-    line on standard error says how many other names keep the old content (a symbolic link is
-    followed instead, and sees the new file)."""
-    from symverify.errors import UsageError
-
-    p = Path(path)
-    if p.exists() and not p.is_file():  # a device or a FIFO: no rename over it
-        try:
-            p.write_text(text, encoding="utf-8")
-        except OSError as e:
-            raise UsageError(f"{what} {path}: cannot write there ({e.strerror or e})") from None
-        return
-    if p.is_symlink():  # replace the file it points to, not the link
-        p = p.resolve()
-    tmp: Path | None = None
-    links = 0
-    try:
-        if p.exists():
-            st = os.stat(p)
-            mode: int | None = st.st_mode & 0o777  # rwx bits: no set-id bit carried over
-            links = st.st_nlink - 1
-        else:
-            mode = None
-        fd, tmp = _new_temporary(p)
-        try:
-            if mode is not None and hasattr(os, "fchmod"):
-                os.fchmod(fd, mode)
-            _write_all(fd, text.encode("utf-8"))
-        finally:
-            os.close(fd)
-        os.replace(tmp, p)
-        tmp = None
-    except OSError as e:
-        raise UsageError(f"{what} {path}: cannot write there ({e.strerror or e})") from None
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-    if links > 0:
-        _say(f"symverify: warning: {what} {_line(path)}: written whole as a new file; "
-             f"{'its other hard link keeps' if links == 1 else f'its {links} other hard links keep'} the previous "
-             "content (a symbolic link would follow it)")
-
-
-def _new_temporary(p: Path) -> tuple[int, Path]:
-    """A new file beside ``p`` (``.NAME.PID.RANDOM.tmp``, NAME cut to 100 characters so the name stays
-    within the file system's limit) opened for writing: created with ``O_EXCL``, so an existing file
-    or link of that name is never opened (another name is drawn); mode ``0o666`` less the umask."""
-    import secrets
-
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    for tries in range(100, 0, -1):
-        tmp = p.with_name(f".{p.name[:100]}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-        try:
-            return os.open(tmp, flags, 0o666), tmp
-        except FileExistsError:
-            if tries == 1:  # a hundred names drawn, each taken: said as the error it is
-                raise
-    raise AssertionError("unreachable")
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data`` to the file descriptor ``fd`` (``os.write`` may write part of it)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
+    write_whole(path, text, what)
 
 
 def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | None = None) -> Any:
@@ -925,6 +890,27 @@ def _esc(text: str) -> str:
     return escape(_visible(text))
 
 
+def _cases_per_task_reaches(args: argparse.Namespace, scripts: Any, chosen: list[str]) -> None:
+    """``--cases-per-task C`` splits a shardable script (``SHARDABLE = True``) into tasks of ``C``
+    cases; a script that is not shardable runs as one task whatever ``C`` is. Before any work: a run
+    none of whose scripts is shardable is refused (the flag would do nothing), and one with some that
+    are not says so on standard error, naming them, in one ``symverify: warning:`` line."""
+    from symverify.errors import UsageError
+
+    if args.cases_per_task is None:
+        return
+    whole = [n for n in chosen if not scripts[n].shardable]
+    if not whole:
+        return
+    names = ", ".join(_line(n) for n in whole)
+    if len(whole) == len(chosen):
+        raise UsageError(f"--cases-per-task {args.cases_per_task}: splits a shardable script (SHARDABLE = True) into tasks "
+                         f"of that many cases, and no script of this run is shardable ({names}): expected it left out")
+    which = f"the proof script {names} is" if len(whole) == 1 else f"the proof scripts {names} are"
+    _say(f"symverify: warning: --cases-per-task {args.cases_per_task}: {which} not shardable (no SHARDABLE = True) "
+         "and run as one task each")
+
+
 def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool, env: dict[str, str] | None = None,
          *, golden_scripts: list[str] | None = None) -> int:
     """Run ``chosen`` (on the process pool, or on Dask with ``--scheduler``), print the table and
@@ -938,6 +924,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     from symverify.scripts import runner
     from symverify.scripts.protocol import SWEEP_ENV
 
+    _cases_per_task_reaches(args, scripts, chosen)
     # The grid of a sweep comes only from `symverify sweep`: a SYMVERIFY_SWEEP left in the shell does not reach
     # the scripts of `symverify prove` (their default grids), nor replace the grid of a sweep.
     env = {SWEEP_ENV: "", **(env or {})}

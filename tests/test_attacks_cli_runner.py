@@ -275,13 +275,13 @@ def test_compile_writes_its_files_whole_or_not_at_all(tmp_path: Path, capsys, mo
     cert.write_text("the previous certificate", encoding="utf-8")
     import os
 
-    from symverify import cli
+    from symverify.scripts import whole_file
 
     def full_disk(fd: int, data: bytes) -> None:
         os.write(fd, data[:10])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cli, "_write_all", full_disk)
+    monkeypatch.setattr(whole_file, "write_all", full_disk)
     code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model), "--certificate", str(cert))
     monkeypatch.undo()
     assert code == 3 and "No space left on device" in err, err
@@ -606,6 +606,7 @@ def test_an_output_directory_that_takes_no_new_file_is_refused_before_the_work(t
                                                                                monkeypatch) -> None:
     import symverify as sv
     from symverify import cli
+    from symverify.scripts import whole_file
 
     circuit = tmp_path / "c.json"
     sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
@@ -618,7 +619,7 @@ def test_an_output_directory_that_takes_no_new_file_is_refused_before_the_work(t
     def compiled(*args, **kwargs):
         raise AssertionError("compiled before the output was found unwritable")
 
-    monkeypatch.setattr(cli, "_new_temporary", refused)
+    monkeypatch.setattr(whole_file, "new_temporary", refused)
     monkeypatch.setattr(cli, "_compile_file", compiled)
     code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model))
     assert code == 3, err

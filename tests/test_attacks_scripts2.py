@@ -382,7 +382,7 @@ def test_a_json_write_that_fails_after_the_run_is_one_line(capsys):
     with pytest.raises(SystemExit) as e:
         script_main(_ran, ["--json", "/dev/full"])
     err = capsys.readouterr().err.strip()
-    assert e.value.code == 2 and err.endswith("--json '/dev/full': cannot write there (No space left on device)"), err
+    assert e.value.code == 2 and err.endswith("--json /dev/full: cannot write there (No space left on device)"), err
     assert "Traceback" not in err and err.count("\n") == 0, err
 
 

@@ -127,3 +127,55 @@ def test_compile_warns_of_a_hard_linked_output_and_says_nothing_of_a_plain_one(t
     assert main(["compile", str(circuit), "-o", str(model), "--certificate", str(cert)]) == 0
     assert "warning" not in capsys.readouterr().err  # the link is gone: nothing to say
     assert (tmp_path / "m-link.json").read_text(encoding="utf-8") == "{}\n"
+
+
+# ---- an existing output made prove look at every file of every --dir tree (a stat each), also for a run file
+# written there before and for a file with no other hard link: `--dir /` read the whole file system -----------
+def _big_tree(tmp_path: Path, files: int = 30) -> Path:
+    d = _tree(tmp_path)
+    for k in range(files):
+        (d / "sub" / f"f{k}.txt").write_text("x\n", encoding="utf-8")
+    return d
+
+
+def test_a_run_file_written_before_is_replaced_without_searching_the_trees(tmp_path, capsys, monkeypatch):
+    from symverify import cli
+
+    d = _big_tree(tmp_path)
+    out = tmp_path / "run.json"
+    assert main(["prove", "--dir", str(d), "tiny", "--json", str(out)]) == 0
+    monkeypatch.setattr(cli, "_linked_into", lambda *a: pytest.fail("searched the trees for an output holding a run"))
+    assert main(["prove", "--dir", str(d), "tiny", "--json", str(out)]) == 0, capsys.readouterr().err
+
+
+def test_a_file_of_one_link_is_searched_for_symbolic_links_only(tmp_path, capsys, monkeypatch):
+    """No ``stat`` of a plain file of the trees: its link count says the output has no other hard link."""
+    d = _big_tree(tmp_path)
+    out = tmp_path / "notes.txt"
+    out.write_text("mine\n", encoding="utf-8")
+    looked: list[str] = []
+    real_stat = os.stat
+
+    def counted(p, *a, **kw):
+        if str(p).startswith(str(d)):
+            looked.append(str(p))
+        return real_stat(p, *a, **kw)
+
+    monkeypatch.setattr(os, "stat", counted)
+    assert main(["prove", "--dir", str(d), "tiny", "--json", str(out)]) == 0, capsys.readouterr().err
+    assert [p for p in looked if "/sub/f" in p] == []
+
+
+def test_trees_past_the_limit_refuse_an_output_that_needs_the_search(tmp_path, capsys, monkeypatch):
+    from symverify import cli
+
+    d = _big_tree(tmp_path)
+    monkeypatch.setattr(cli, "LINK_SCAN_LIMIT", 10)
+    out = tmp_path / "notes.txt"
+    out.write_text("mine\n", encoding="utf-8")
+    assert main(["prove", "--dir", str(d), "tiny", "--json", str(out)]) == 3
+    err = " ".join(capsys.readouterr().err.split())
+    assert (f"--json {out}: an existing file that is no run written before, and the trees of this run hold more than 10 "
+            "names, too many to look for a link to it") in err, err
+    assert out.read_text(encoding="utf-8") == "mine\n"
+    assert main(["prove", "--dir", str(d), "tiny", "--json", str(tmp_path / "new.json")]) == 0  # a new file: no search

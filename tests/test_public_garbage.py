@@ -6,10 +6,12 @@ context manager, a value the garbage happens to be valid for): never a bare ``Ty
 
 Internal builders (the Theorem H.21 and Lemma H.16 layer builders, the layout functions, the pruner,
 the engines' cost model) take the compiler's own objects and are checked once at its entry; they
-are left out of their modules' ``__all__`` and so out of this test. Not listed here: the
-kaleidoscope, parametric, command-line and script-runner packages, the file loaders
-(``ir.files``, ``ir.serialize``, ``ir.jsonfields``, ``viz.run_format``) and the kernel's own
-re-exports (``ir.scalar``, ``ir.circuit``, ``ir.baseconv``)."""
+are left out of their modules' ``__all__`` and so out of this test. Of the kaleidoscope package,
+the structured-map helpers (``kaleidoscope.structured``) and the float programs
+(``kaleidoscope.numeric``: ``check_range``, ``compile_numpy``, …) are listed; of the file loaders,
+``ir.files`` and ``ir.serialize``. Not listed here: the rest of the kaleidoscope package, the
+parametric, command-line and script-runner packages, ``ir.jsonfields`` and ``viz.run_format``, and
+the kernel's own re-exports (``ir.scalar``, ``ir.circuit``, ``ir.baseconv``)."""
 
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ MODULES = [
     "symverify.executors.program", "symverify.executors.zoology", "symverify.executors.zoology_gated",
     "symverify.executors.export", "symverify.executors.torch_float", "symverify.executors.zoology_native",
     "symverify.executors.cuda_graph",
+    "symverify.kaleidoscope.structured", "symverify.kaleidoscope.numeric", "symverify.ir.files", "symverify.ir.serialize",
 ]
 
 GARBAGE = [None, "x", 1.5, -3, True, 10**40, [1, 2], {}, b"x", float("nan"), object(), (), -10**40, 0]
@@ -110,10 +113,11 @@ def test_the_internal_builders_are_not_exported() -> None:
 def _messages() -> list[tuple[Any, type, str]]:
     from symverify import deadline, mutate
     from symverify.compiler import dense, kaleidoscope, needed, result
-    from symverify.errors import CompileError, IRError, LimitError, UsageError
+    from symverify.errors import CompileError, IRError, LimitError, SerializationError, UsageError
     from symverify.executors import cross_check
     from symverify.gadgets import compose
-    from symverify.ir import bigint, limits
+    from symverify.ir import bigint, limits, serialize
+    from symverify.kaleidoscope import numeric, structured
     from symverify.semantics import layered
 
     return [
@@ -145,6 +149,18 @@ def _messages() -> list[tuple[Any, type, str]]:
         (lambda: bigint.str_to_int(12, "w"), IRError, r"w: expected a str of decimal digits, found int"),
         (lambda: bigint.field_repr(3), IRError, r"field_repr: expected a dataclass instance, found int"),
         (lambda: bigint.short_name(None), IRError, r"short_name: expected a str and a width ≥ 1, found NoneType"),
+        # the structured-map helpers unpacked keys and stages (TypeError, ValueError) or called range() on garbage
+        (lambda: structured.single_factor({(0, 9): 1}, 4), IRError,
+         r"single_factor: ents: expected \(row, column\) keys of ints in \[0, 4\), found \(0, 9\)"),
+        (lambda: structured.single_factor({}, 6), IRError, r"single_factor: size: expected a power of two ≥ 2, found int 6"),
+        (lambda: structured.pack_bbstars([None], 4), IRError,
+         r"pack_bbstars: factors\[0\]: expected a ButterflyFactor of size 4, found NoneType"),
+        (lambda: structured.structured_stages([], -1, 0), IRError, r"structured_stages: n: expected a non-negative int, found int -1"),
+        (lambda: structured.structured_kaleidoscope([], 10**40, 0), LimitError, r"structured_stages: n"),
+        (lambda: numeric.check_range([(1, 2)], "float64"), IRError, r"check_range: stages\[0\]: expected a \(stride, T0, T1\) triple"),
+        (lambda: numeric.check_range([(1, "x", [1])], "float64"), IRError, r"check_range: stages\[0\]: expected twiddles of numbers"),
+        (lambda: serialize.json_value(b"{}"), SerializationError,
+         r"json_value: expected the text of a JSON document \(a str\), found bytes"),
     ]
 
 

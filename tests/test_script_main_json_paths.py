@@ -71,7 +71,7 @@ def test_another_path_is_written(tmp_path, capsys, monkeypatch):
 # ---- script_main wrote --json with open(path, "w"): the previous file was emptied first, so a full disk
 # or an interruption while writing left a file cut short (or empty) where a complete result had been ---------
 def test_a_failed_write_leaves_the_previous_result_whole(tmp_path, capsys, monkeypatch):
-    from symverify.scripts import protocol
+    from symverify.scripts import whole_file
 
     _, namespace = _script(tmp_path)
     out = tmp_path / "result.json"
@@ -82,12 +82,11 @@ def test_a_failed_write_leaves_the_previous_result_whole(tmp_path, capsys, monke
         os.write(fd, data[:10])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(protocol, "_write_all", full, raising=False)
-    monkeypatch.setattr(protocol.json, "dump", lambda data, fh, **kw: full(fh.fileno(), b"x" * 20))
+    monkeypatch.setattr(whole_file, "write_all", full)
     with pytest.raises(SystemExit) as stopped:
         script_main(namespace["run"], ["--json", str(out)])
     assert stopped.value.code == 2
-    assert "--json" in capsys.readouterr().err
+    assert capsys.readouterr().err.endswith(f"error: --json {out}: cannot write there (No space left on device)\n")
     assert out.read_text(encoding="utf-8") == '{"previous": "result"}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.py", "result.json"]  # no temporary file left
     monkeypatch.undo()

@@ -418,8 +418,10 @@ def json_value(text: str) -> Any:
     run files (:func:`read_json_file`), a script's result file, a sweep grid.
 
     Raises:
-        SerializationError: saying what was wrong and where.
+        SerializationError: saying what was wrong and where (also for ``text`` that is no ``str``).
     """
+    if not isinstance(text, str):
+        raise SerializationError(f"json_value: expected the text of a JSON document (a str), found {type(text).__name__}")
     _check_bom(text)
     _check_depth(text)
     found: set[type] = set()  # the kinds of refused literals read (_Inexact, _LongInt), each found again by _nodes below

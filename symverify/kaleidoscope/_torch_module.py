@@ -33,6 +33,7 @@ stages, then rounded once.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,6 +67,24 @@ def _refuse_overflow(src: torch.Tensor, cast: torch.Tensor) -> None:
         idx = [int(i) for i in lost.nonzero()[0]]
         raise IRError(f"torch butterfly apply: entry {idx} ({float(src.detach()[tuple(idx)])!r}) is beyond the range of "
                       f"{cast.dtype}; scale the input or use float64")
+
+
+def _refuse_non_finite(x: torch.Tensor) -> None:
+    """Refuse a float input holding NaN or ±inf, naming its first such entry by its index in ``x``
+    (:func:`symverify.kaleidoscope.numeric.refuse_non_finite`: the exact product has no NaN or
+    infinity, and ``0·inf = NaN`` would reach outputs that do not depend on that entry). One sum over
+    the input finds out (NaN or ±inf when an entry is one); only when it is not finite (or finite
+    entries overflowed it) are the entries looked at one by one. On a GPU reading the sum waits for it."""
+    if not x.is_floating_point():
+        return
+    d = x.detach()
+    if math.isfinite(d.sum().item()):
+        return
+    bad = ~torch.isfinite(d)
+    if bool(bad.any()):
+        idx = [int(i) for i in bad.nonzero()[0]]
+        raise IRError(f"torch butterfly apply: entry {idx} is {float(d[tuple(idx)])!r}: expected finite numbers (the exact "
+                      "product has no NaN or infinity, and 0·inf = NaN would reach outputs that do not depend on it)")
 
 
 def use_blocks(N: int, B: int) -> bool:
@@ -139,6 +158,24 @@ def _run_layout(stages: Sequence[tuple[bool, int, Any, Any]], z: torch.Tensor, N
         y = bufs[k % 2]
         y.view(B, H, lw).copy_(cur.view(B, lw, H).transpose(1, 2))
         cur = y
+    return cur if cur is not z else z.clone()
+
+
+def _run_layout_autograd(stages: Sequence[tuple[bool, int, Any, Any]], z: torch.Tensor, N: int) -> torch.Tensor:
+    """:func:`_run_layout` for an input that autograd follows: the same products and sums in the same
+    order (``t0·x0``, then ``addcmul`` of ``t1·x1``, the same bits), each into a new tensor, since
+    torch's ``out=`` and in-place forms are refused on a tensor that requires grad."""
+    B = z.shape[0]
+    lw, H = _split(N)
+    cur, lay = z, False
+    for tr, s, t0, t1 in stages:
+        if tr != lay:
+            cur = (cur.view(B, H, lw) if tr else cur.view(B, lw, H)).transpose(1, 2).reshape(B, N)
+            lay = tr
+        x0, x1 = cur.view(B, N // (2 * s), 2, s).split(1, dim=2)
+        cur = torch.addcmul(t0 * x0, t1, x1).reshape(B, N)
+    if lay:
+        cur = cur.view(B, lw, H).transpose(1, 2).reshape(B, N)
     return cur if cur is not z else z.clone()
 
 
@@ -292,6 +329,16 @@ class ButterflyProduct(torch.nn.Module):
         return ShapeError(f"torch butterfly apply: expected a last axis of length {self.n}, found shape {tuple(x.shape)}")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``M·x`` on the last axis of ``x``. A float input holding NaN or ±inf is an ``IRError``
+        naming the entry (:func:`_refuse_non_finite`), found after the product is computed, so that
+        its cost follows the memory the run took (an expanded batch too large for the device is the
+        allocator's ``LimitError`` first); a trace records no such check."""
+        y = self._product(x)
+        if not torch.jit.is_tracing():
+            _refuse_non_finite(x)
+        return y
+
+    def _product(self, x: torch.Tensor) -> torch.Tensor:
         tracing = torch.jit.is_tracing()
         if not tracing:  # a trace records no Python checks
             try:
@@ -328,7 +375,8 @@ class ButterflyProduct(torch.nn.Module):
             y = self._run_blocks(z)
         else:
             buffers: dict[str, torch.Tensor] = self._buffers  # type: ignore[assignment]  # plain dict lookups, no __getattr__
-            y = _run_layout([(tr, s, buffers[a], buffers[b]) for (tr, s), (a, b) in zip(self._layout, self._names)], z.contiguous(), N)
+            run = _run_layout_autograd if z.requires_grad and torch.is_grad_enabled() else _run_layout
+            y = run([(tr, s, buffers[a], buffers[b]) for (tr, s), (a, b) in zip(self._layout, self._names)], z.contiguous(), N)
         return y.reshape(B, N)[:, : self.n].reshape(*lead, self.n)
 
     def _run_blocks(self, z: torch.Tensor) -> torch.Tensor:

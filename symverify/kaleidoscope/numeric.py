@@ -84,13 +84,23 @@ def _stage(f: ButterflyFactor, ring: Ring, p: int | None, dtype: Any) -> Stage:
 def check_range(stages: Sequence[Stage], dtype: str) -> None:
     """:class:`~symverify.errors.IRError` when a stage's entry is infinite in ``dtype``
     (``'float64'`` or ``'float32'``): an exact entry beyond that format's range. Rounding an entry
-    is the float forms' error; an infinite one is not (``0·inf`` makes NaN of the other entry of its pair)."""
+    is the float forms' error; an infinite one is not (``0·inf`` makes NaN of the other entry of its pair).
+    ``stages`` is a list of ``(stride, T0, T1)`` triples of arrays of numbers (else an ``IRError``)."""
     import numpy as np
 
+    dtype = _float_dtype(dtype, "check_range")
+    if not isinstance(stages, (list, tuple)):
+        raise IRError(f"check_range: stages: expected a list of (stride, T0, T1) triples, found {type(stages).__name__}")
     with np.errstate(over="ignore"):
-        for s, t0, t1 in stages:
+        for k, stage in enumerate(stages):
+            if not (isinstance(stage, (list, tuple)) and len(stage) == 3):
+                raise IRError(f"check_range: stages[{k}]: expected a (stride, T0, T1) triple, found {safe_repr(stage, 40)}")
+            s, t0, t1 = stage
             for t in (t0, t1):
-                cast = np.asarray(t, dtype=dtype)
+                try:
+                    cast = np.asarray(t, dtype=dtype)
+                except (TypeError, ValueError, OverflowError):
+                    raise IRError(f"check_range: stages[{k}]: expected twiddles of numbers, found {safe_repr(t, 40)}") from None
                 if np.isinf(cast).any():
                     at = [int(i) for i in np.argwhere(np.isinf(cast))[0]]
                     raise IRError(f"the butterfly stage of stride {s}: entry {at} of its twiddles ({float(np.asarray(t)[tuple(at)])!r}) "
@@ -202,6 +212,8 @@ class NumpyProgram:
         so a stage allocates nothing: ``Y = T0·X0``, ``tmp = T1·X1``, ``Y += tmp`` (``Y mod p``).
         Buffers larger than the machine's memory, or refused by it, are a
         :class:`~symverify.errors.LimitError` (a broadcast view as ``x`` takes no memory; they do).
+        A float input holding NaN or ±inf is an :class:`~symverify.errors.IRError` naming the entry
+        (:func:`refuse_non_finite`: the exact product has none, and ``0·inf = NaN`` would spread).
         """
         import numpy as np
 
@@ -225,7 +237,7 @@ class NumpyProgram:
             if have is not None and need > have:
                 raise MemoryError
             cur = np.zeros((B, N), dtype=self.dtype)
-            cur[:, : self.n] = arr % self.p if self.p else self._floats(arr)
+            cur[:, : self.n] = arr % self.p if self.p else self._floats(arr, single)
             nxt, tmp = np.empty_like(cur), np.empty_like(cur)
         except MemoryError:
             raise LimitError(f"numpy butterfly apply: a batch of {B} rows needs three {B}×{N} {self.dtype} buffers "
@@ -244,9 +256,11 @@ class NumpyProgram:
         return out[0] if single else out
 
 
-    def _floats(self, arr: Any) -> Any:
+    def _floats(self, arr: Any, single: bool = False) -> Any:
         """``arr`` in the program's float dtype, refusing entries beyond its range (0·inf would turn
-        the other entries of their pairs into NaN: an overflow before the first stage is no rounding)."""
+        the other entries of their pairs into NaN: an overflow before the first stage is no rounding)
+        and entries that are NaN or ±inf (:func:`refuse_non_finite`). ``single``: ``arr`` is a 1-D
+        input read as one row, and a refused entry is named by its position in that input."""
         import numpy as np
 
         src = arr
@@ -257,6 +271,7 @@ class NumpyProgram:
                     src[idx] = float(v)
                 except OverflowError:
                     raise IRError(f"numpy butterfly apply: entry {list(idx)} ({safe_repr(v, 40)}) is beyond the range of float64") from None
+        refuse_non_finite(src, "numpy butterfly apply", single)
         with np.errstate(over="ignore"):
             out = src.astype(self.dtype)
         lost = np.isinf(out) & ~np.isinf(src)
@@ -265,6 +280,28 @@ class NumpyProgram:
             raise IRError(f"numpy butterfly apply: entry {at} ({safe_repr(src[tuple(at)], 40)}) is beyond the range of "
                           f"{self.dtype}; scale the input or use float64")
         return out
+
+
+def refuse_non_finite(src: Any, where: str, single: bool = False) -> None:
+    """Refuse a float input that holds NaN or ±inf (an :class:`IRError` naming its first such entry,
+    by its index in ``src``, or in the row of a 1-D input when ``single``).
+
+    The product is defined on numbers: the exact :func:`~symverify.kernel.kaleidoscope.apply.apply`
+    has no NaN or infinity, and IEEE arithmetic would spread one through the zero coefficients of
+    every stage it meets (``0·inf = NaN``), so outputs that do not depend on that entry would be NaN
+    too; that is no rounding of the exact result, so the float path refuses it rather than return it."""
+    import numpy as np
+
+    if src.dtype.kind != "f":
+        return
+    finite = np.isfinite(src)
+    if finite.all():
+        return
+    at = [int(i) for i in np.argwhere(~finite)[0]]
+    v = float(src[tuple(at)])
+    shown = at[1:] if single else at
+    raise IRError(f"{where}: entry {shown} is {v!r}: expected finite numbers (the exact product has no NaN or infinity, "
+                  "and 0·inf = NaN would reach outputs that do not depend on it)")
 
 
 def compile_numpy(
@@ -289,7 +326,8 @@ def compile_numpy(
 
     Raises:
         IRError: an unknown kind or dtype, a bad ``p``, a parameter without a value, or an
-            ``obj`` that is no butterfly object.
+            ``obj`` that is no butterfly object. The program's ``apply`` refuses a float input
+            holding NaN or ±inf (:func:`refuse_non_finite`).
 
     >>> from symverify.kernel.ir.butterfly import ButterflyFactor
     >>> compile_numpy(ButterflyFactor(2, 1, (1,), (2,), (3,), (4,))).apply([1.0, 1.0]).tolist()
@@ -329,7 +367,10 @@ def compile_torch(obj: Butterflies, *, dtype: FloatDType = "float64", device: An
 
     Raises:
         BackendUnavailableError: torch is not installed.
-        IRError: an unknown dtype, a parameter without a value, or no butterfly object.
+        IRError: an unknown dtype, a parameter without a value, or no butterfly object. The module
+            refuses an input holding NaN or ±inf, naming the entry in the input's shape (checked
+            after the product, one sum over the input; on a GPU that waits for the result; a trace
+            records no such check).
     """
     dt = _float_dtype(dtype, "compile_torch")
     size, n = corner(obj)

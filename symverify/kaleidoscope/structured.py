@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from symverify.errors import IRError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.butterfly import (
     BBStar,
     ButterflyFactor,
@@ -70,11 +72,37 @@ def butterfly_positions(st: Stage, in_pos: Sequence[int]) -> tuple[int, ...] | N
     return None
 
 
+def _size(size: object, where: str) -> int:
+    """``size`` as a butterfly size: an int (not a bool) that is a power of two ≥ 2 (else :class:`IRError`)."""
+    if type(size) is not int or size < 2 or size & (size - 1):
+        raise IRError(f"{where}: size: expected a power of two ≥ 2, found {type(size).__name__} {safe_repr(size, 40)}")
+    return size
+
+
+def _count(v: object, name: str, where: str) -> int:
+    """``v`` as a number of positions: an int (not a bool) in ``[0, MAX_INPUTS]`` (else :class:`IRError`,
+    or :class:`~symverify.errors.LimitError` past the limit)."""
+    from symverify.ir import limits
+
+    if type(v) is not int or v < 0:
+        raise IRError(f"{where}: {name}: expected a non-negative int, found {type(v).__name__} {safe_repr(v, 40)}")
+    limits.check(v, "MAX_INPUTS", f"{where}: {name}")
+    return v
+
+
 def single_factor(ents: Mapping[tuple[int, int], Scalar], size: int) -> ButterflyFactor | None:
     """The stage matrix as one butterfly factor of size ``size``, when it is one: every entry
     ``(i, j)`` has ``i = j`` or ``|i − j| = s`` for one stride ``s`` with ``i`` and ``j`` in the same
     pair ``(p, p + s)`` (``p`` with bit ``s`` clear). Rows without entries are zero rows. Such a
-    stage is exactly one Lemma H.16 gadget (a Walsh–Hadamard level, a single mixing of pairs)."""
+    stage is exactly one Lemma H.16 gadget (a Walsh–Hadamard level, a single mixing of pairs).
+    ``ents`` maps ``(row, column)`` pairs of ints in ``[0, size)`` to entries; anything else is an
+    :class:`IRError` naming what was found."""
+    size = _size(size, "single_factor")
+    if not isinstance(ents, Mapping):
+        raise IRError(f"single_factor: ents: expected a mapping of (row, column) to entries, found {type(ents).__name__}")
+    for key in ents:
+        if not (type(key) is tuple and len(key) == 2 and all(type(k) is int and 0 <= k < size for k in key)):
+            raise IRError(f"single_factor: ents: expected (row, column) keys of ints in [0, {size}), found {safe_repr(key, 40)}")
     strides = {abs(i - j) for i, j in ents if i != j}
     if len(strides) != 1:
         return None
@@ -103,7 +131,15 @@ def pack_bbstars(factors: Sequence[ButterflyFactor], size: int) -> list[BBStar]:
     """``factors`` (applied first to last, all of ``size``) as consecutive BB* elements: each
     factor takes the next free slot of its stride in the pattern ``N/2 … 1, 1 … N/2``, a new
     element starting when no later slot of the current one has that stride; empty slots are
-    identities. The product is unchanged."""
+    identities. The product is unchanged. Anything but a sequence of factors of ``size`` (a power of
+    two) is an :class:`IRError` naming the entry."""
+    size = _size(size, "pack_bbstars")
+    if not isinstance(factors, (list, tuple)):
+        raise IRError(f"pack_bbstars: factors: expected a list of ButterflyFactor, found {type(factors).__name__}")
+    for k, f in enumerate(factors):
+        if not isinstance(f, ButterflyFactor) or f.size != size:
+            found = f"a factor of size {f.size}" if isinstance(f, ButterflyFactor) else type(f).__name__
+            raise IRError(f"pack_bbstars: factors[{k}]: expected a ButterflyFactor of size {size}, found {found}")
     pattern = bbstar_strides(size)
     groups: list[list[ButterflyFactor | None]] = []
     slot = len(pattern)  # the current group is full
@@ -121,8 +157,13 @@ def pack_bbstars(factors: Sequence[ButterflyFactor], size: int) -> list[BBStar]:
 def structured_stages(stages: Sequence[Stage], n: int, n_out: int) -> tuple[list[ButterflyFactor], int] | None:
     """One factor per stage (and a final Beneš routing of the outputs to ``0 … n_out − 1``) at a
     common size, or None when some stage is not one butterfly factor under any placement. A stage
-    whose entries all cancel is the zero map: a factor of zero blocks, never the identity."""
+    whose entries all cancel is the zero map: a factor of zero blocks, never the identity. ``stages``
+    is a list of stages and ``n``, ``n_out`` non-negative ints (else :class:`IRError`)."""
     from symverify.kaleidoscope.permutation import route_permutation
+
+    if not isinstance(stages, (list, tuple)):
+        raise IRError(f"structured_stages: stages: expected a list of stages, found {type(stages).__name__}")
+    n, n_out = _count(n, "n", "structured_stages"), _count(n_out, "n_out", "structured_stages")
 
     pos: tuple[int, ...] = tuple(range(n))
     placed: list[tuple[dict[tuple[int, int], Scalar], tuple[int, ...]]] = []

@@ -982,52 +982,15 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
     finally:
         _STATE = previous
     if args.json is not None:
-        try:
-            _write_whole(args.json, json.dumps(data, indent=2))
-        except OSError as e:  # the path was fine before the run: a full disk, a directory removed meanwhile
-            ap.exit(2, f"{ap.prog}: error: --json {args.json!r}: cannot write there ({e.strerror or e})\n")
+        from symverify.scripts.whole_file import write_whole
+
+        try:  # whole or not at all, as symverify prove writes its files
+            write_whole(args.json, json.dumps(data, indent=2), "--json")
+        except UsageError as e:  # the path was fine before the run: a full disk, a directory removed meanwhile
+            ap.exit(2, f"{ap.prog}: error: {e}\n")
     code = 0 if state.counting or result.ok else 1
     _print_or_reader_gone("", end="")  # flushes
     return code
-
-
-def _write_whole(path: str, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` whole or not at all, as ``symverify prove`` writes its
-    files: into a new file beside it (``O_EXCL``, a name of its own), renamed over ``path`` at the
-    end, so an interruption or a full disk leaves the previous file as it was, never one cut short
-    (``open(path, "w")`` emptied it first). The new file keeps the read, write and execute bits of
-    the file it replaces; a symbolic link is followed (the file it names is replaced, the link
-    kept); a FIFO or a device (``/dev/stdout``) is written directly. An ``OSError`` says what failed."""
-    import secrets
-
-    target = os.path.realpath(path) if os.path.islink(path) else path
-    if os.path.exists(target) and not os.path.isfile(target):  # a device or a FIFO: no rename over it
-        with open(target, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        return
-    mode = os.stat(target).st_mode & 0o777 if os.path.exists(target) else None
-    head, name = os.path.split(target)
-    tmp = os.path.join(head, f".{name[:100]}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
-    try:
-        try:
-            if mode is not None and hasattr(os, "fchmod"):
-                os.fchmod(fd, mode)
-            _write_all(fd, text.encode("utf-8"))
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-    except BaseException:  # an interruption too: the new file goes, the old one stays
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """All of ``data`` to the file descriptor ``fd`` (``os.write`` may write part of it)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 def _print_or_reader_gone(text: str, end: str = "\n") -> None:

@@ -15,7 +15,9 @@
 * one table per script listing every instance: verdict (with a randomized proof's error bound;
   ``argued`` for an argued claim, whose verdict the tool does not decide), the claim's kind and
   basis (``prover``, ``computed: …``, ``argued: …; checks held``), method, resources against bounds,
-  time, detail.
+  time, detail. An instance's name, claim and detail (a ∀ row's ranges and hypotheses) are part of
+  what is claimed and shown whole, never cut; one longer than :data:`SHOWN_AT_ONCE` characters is
+  folded in a ``<details>`` element.
 
 Every instance row is ``<tr class="instance" data-script="NAME" data-instance="NAME"
 data-verdict="VERDICT" data-kind="KIND">``, so the page can be checked by a parser. All text is escaped, control characters written as their escapes
@@ -60,6 +62,24 @@ img { max-width: 100%; border: 1px solid #eaeef2; }
 
 def _e(v: Any, limit: int = 200) -> str:
     return escape(value_text(v, limit))
+
+
+SHOWN_AT_ONCE = 400
+"""The most characters of a claim's text (an instance's name, claim, detail) a row shows at once: a
+longer one is shown whole all the same, in a ``<details>`` element whose ``<summary>`` is its first
+:data:`SHOWN_AT_ONCE` characters (:func:`_whole`)."""
+
+
+def _whole(v: Any) -> str:
+    """``v``'s text whole, escaped: an instance's name (``∀ NAME: RANGES``), claim and detail (a ∀
+    row's hypotheses, ``given input nonzero only where …``) are part of what is claimed, so none is
+    ever cut. A text longer than :data:`SHOWN_AT_ONCE` characters is folded: ``<details>`` with its
+    first characters and its length as the ``<summary>``, and all of it inside."""
+    text = str(v)
+    if len(text) <= SHOWN_AT_ONCE:
+        return escape(text)
+    return (f'<details class="long"><summary>{escape(text[:SHOWN_AT_ONCE])}… ({len(text)} characters: all of them '
+            f"below)</summary>{escape(text)}</details>")
 
 
 def _cls(word: str) -> str:
@@ -297,14 +317,14 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
             over = exceeded_bounds(inst, f"{name}: {inst.get('name', '')}")  # derived: a run may leave over_bound out
             failures.append(
                 f'<div class="failure" data-script="{escape(name)}" data-instance="{escape(str(inst.get("name", "")))}">'
-                f"<b>{escape(name)}</b> · {_e(inst.get('name', ''))}: <span class=\"{_cls(css)}\">{escape(shown)}</span>"
-                f" ({_e(_claim(inst), 300)})"
+                f"<b>{escape(name)}</b> · {_whole(inst.get('name', ''))}: <span class=\"{_cls(css)}\">{escape(shown)}</span>"
+                f" ({_whole(_claim(inst))})"
                 + (f' — <span class="over">over bound: {_e(", ".join(map(str, over)))}</span>' if over else "")
                 + (" — not ok, though proved within its bounds: the run says ok: "
                    f"{_e(json.dumps(inst['ok']) if 'ok' in inst else 'nothing')} (an inconsistent run)"
                    if not over and verdict == "proved" and inst.get("kind", "prover") != "argued" else "")
                 + f"<p class=\"res\">{_resources_cell(inst)}</p>"
-                + (f"<p class=\"detail\">{_e(inst.get('detail', ''), 4000)}</p>" if inst.get("detail") else "")
+                + (f"<div class=\"detail\">{_whole(inst.get('detail', ''))}</div>" if inst.get("detail") else "")
                 + _counterexample(inst) + "</div>"
             )
     out.append(f'<h2 id="failures">Failures ({len(failures)})</h2>')
@@ -327,11 +347,11 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
             out.append(
                 f'<tr class="instance" data-script="{escape(name)}" data-instance="{escape(str(inst.get("name", "")))}" '
                 f'data-verdict="{escape(verdict)}" data-kind="{escape(str(inst.get("kind", "prover")))}">'
-                f'<td>{_e(inst.get("name", ""), 300)}</td><td class="{_cls(css)}">{escape(shown)}{mark}</td>'
-                f'<td class="claim">{_e(_claim(inst), 300)}</td><td>{_e(inst.get("method", ""))}</td>'
+                f'<td>{_whole(inst.get("name", ""))}</td><td class="{_cls(css)}">{escape(shown)}{mark}</td>'
+                f'<td class="claim">{_whole(_claim(inst))}</td><td>{_e(inst.get("method", ""))}</td>'
                 f'<td class="res">{_resources_cell(inst)}</td>'
                 f"<td class=\"num\">{'' if not isinstance(secs, (int, float)) else f'{secs:.2f} s'}</td>"
-                f"<td class=\"detail\">{_e(inst.get('detail', ''), 400)}</td></tr>"
+                f"<td class=\"detail\">{_whole(inst.get('detail', ''))}</td></tr>"
             )
         out.append("</table>")
     out.append("</body></html>")

@@ -353,7 +353,8 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
     """Refuse an instance record of a proof run that no run writes (docs/formats.md § Proof run):
     a field that is not the format's or of the wrong type, a verdict, kind, ``checks`` or ``ok``
     of the wrong type or value, an argued claim with a verdict, ``checks`` on a claim that is not
-    argued, a ``counterexample`` on an instance that is not refuted, ``ok`` for an instance that is
+    argued, a ``counterexample`` on an instance that is not refuted or one that is ``null`` (every
+    version leaves the field out where a refutation has no counterexample), ``ok`` for an instance that is
     not proved (or not argued), that is an argued claim whose checks failed, or that is over a
     bound (a resource above its bound, or a bound without a value, whether or not ``over_bound``
     is written), an ``over_bound`` that does not list exactly the resources over their bounds, or
@@ -378,6 +379,10 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
                                  f"found {verdict}")
     if "counterexample" in inst and verdict != "refuted":
         raise SerializationError(f"{where}.counterexample: only a refuted instance has one; this one is {verdict}")
+    if "counterexample" in inst and inst["counterexample"] is None:  # no version ever wrote null: left out when none
+        raise SerializationError(f"{where}.counterexample: expected the refutation's re-checked counterexample (a JSON "
+                                 "value), found null; a refutation without one (a fragment proof's difference of "
+                                 "polynomials, a computed claim) leaves the field out")
     _check_failure_bound(inst, where)
     raw_res, raw_bounds = inst.get("resources", {}), inst.get("bounds", {})
     exceeded = exceeded_bounds(inst, where)
