@@ -30,7 +30,7 @@ from typing import Any, Generic, TypeVar
 
 from symverify.errors import UsageError
 
-__all__ = ["ValueMemo", "typed_key", "layout_snapshot", "same_layout"]
+__all__ = ["ValueMemo", "typed_key"]  # layout_snapshot and same_layout serve the library's layout memos only
 
 V = TypeVar("V")
 
