@@ -20,9 +20,10 @@ certificate and kaleidoscope check) compare such a snapshot of everything the si
 it changed, :func:`forget` what every memo keeps for the side before anything is read from one.
 A memo that a reader outside such a check also writes (a circuit's ``program``, its measures, bounds
 and weight names, the executors' plans: ``validate=True``) runs that comparison before it stores a
-value (:func:`set_validator`), except for the objects of a check's own call (:func:`checked_scope`):
-a value computed while the side held other content, kept next to a snapshot its restored objects
-match again, would otherwise be read as the restored content's.
+value (:func:`set_validator`), except for the objects of a check's own call (:func:`checked_scope`),
+compared once when that call ends if a value was stored for them in it: a value computed while the
+side held other content, kept next to a snapshot its restored objects match again, would otherwise
+be read as the restored content's.
 A memo may be shared by threads (``verify`` from several threads, Dask's
 threaded workers): every read and write holds its lock, so one thread's eviction never meets
 another's lookup half done.
@@ -133,26 +134,44 @@ def set_validator(check: Callable[[object], None]) -> None:
 
 
 _SCOPE = threading.local()
-"""Per thread: the objects a check compared the snapshot of, for the rest of the call that made it
-(:func:`checked_scope`)."""
+"""Per thread: the open :func:`checked_scope` blocks, innermost last, each its objects and a list of
+those a memo stored a value for within it."""
 
 
 @contextlib.contextmanager
-def checked_scope(*objs: object) -> Iterator[None]:
+def checked_scope(*objs: object, compare_after: bool = True) -> Iterator[None]:
     """Within this block, this thread's ``validate=True`` memos store values for ``objs`` without
-    running the validator again: a check of each (``verify``'s sides, checked when read) has just
-    compared its snapshot, and nothing in the call rewrites them (a side changed from another thread
-    while it runs is not seen, as by the check itself)."""
-    before = getattr(_SCOPE, "objs", ())
-    _SCOPE.objs = (*before, *objs)
+    running the validator: a check of each (``verify``'s sides, checked when read) has just compared
+    its snapshot. Code the block runs may still rewrite one in place (a progress display, a callback,
+    a finalizer, another thread), so on leaving the block the validator runs once for each that a
+    memo stored a value for within it (``compare_after``): a value stored from content that is gone
+    by then is dropped with everything else kept for it, never read as the content a later check
+    finds. ``compare_after=False`` only where the block runs the kernel's own code alone (the
+    encoder); an enclosing block still compares. A side rewritten and put back both while the block
+    runs (two callbacks, another thread) is not seen, as by the check itself."""
+    frames: list[tuple[tuple[object, ...], list[object]]] = getattr(_SCOPE, "frames", [])
+    _SCOPE.frames = frames
+    stored: list[object] = []
+    frames.append((objs, stored))
     try:
         yield
     finally:
-        _SCOPE.objs = before
+        frames.pop()
+        if compare_after and _VALIDATOR:
+            for obj in objs:
+                if any(x is obj for x in stored):
+                    _VALIDATOR[0](obj)
 
 
 def _in_scope(obj: object) -> bool:
-    return any(x is obj for x in getattr(_SCOPE, "objs", ()))
+    """Whether an open :func:`checked_scope` of this thread holds ``obj``; each that does notes that a
+    value is stored for it."""
+    found = False
+    for objs, stored in getattr(_SCOPE, "frames", ()):
+        if any(x is obj for x in objs):
+            stored.append(obj)
+            found = True
+    return found
 
 
 def forget(obj: object) -> None:
@@ -208,7 +227,7 @@ class IdentityMemo(Generic[V]):
         """Store ``value`` for ``obj`` as its fields are now (:func:`fields_now`) and ``key`` (evicting
         the least recently used entry). The entries it drops are released after the lock: a finalizer
         they run may use this memo."""
-        if self.validate and _VALIDATOR and not _in_scope(obj):  # a writer outside a check: the snapshot first
+        if not _in_scope(obj) and self.validate and _VALIDATOR:  # a writer outside a check: the snapshot first
             _VALIDATOR[0](obj)
         k = (id(obj), key)
         state = fields_now(obj)

@@ -708,7 +708,7 @@ def fingerprint(obj: Side) -> bytes:
     what the side holds now."""
     write = _writer(obj)
     _plain(obj, _PARTS[type(obj)])
-    with checked_scope(obj):  # its snapshot was just compared: the digest kept needs no second one
+    with checked_scope(obj, compare_after=False):  # its snapshot was just compared; only the encoder runs here
         return _digest(obj, write)
 
 
