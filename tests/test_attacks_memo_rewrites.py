@@ -555,3 +555,43 @@ def test_a_side_rewritten_by_another_arguments_property_is_checked_as_it_is_then
     report = sv.verify(c, Compiled(), method="randomized")
     assert report.refuted
     assert report.lhs["digest"] == content_digest(xx)
+
+
+@pytest.mark.parametrize("backend", ["python", "torch"])
+def test_a_kept_program_whose_fields_were_set_is_not_handed_out_again(backend: str) -> None:
+    """``program(c)`` hands out the program kept for ``c``, which every later ``verify`` reads: its
+    fields set by the holder (``object.__setattr__``; its columns were kept in its ``__dict__``) to
+    those of ``x·x``'s program had ``randomized`` prove ``x·y ≡ x·x``. Its fields are slots, its
+    columns kept elsewhere, and a program whose fields changed is a miss."""
+    import contextlib
+
+    import symverify as sv
+    from symverify.kernel.semantics.straightline import program
+
+    if backend == "torch":
+        pytest.importorskip("torch")
+    c, xx = _xy_and_xx()
+    assert sv.verify(c, xx, method="randomized", backend=backend).refuted
+    kept, other = program(c), program(xx)
+    for name in ("scalars", "ops", "args", "coeff_index"):
+        object.__setattr__(kept, name, getattr(other, name))
+    for name in ("code", "mod_code"):  # where the object takes them (it no longer does)
+        with contextlib.suppress(AttributeError):
+            object.__setattr__(kept, name, getattr(other, name))
+    assert sv.verify(c, xx, method="randomized", backend=backend).refuted
+    assert program(c) is not kept and program(c).code == ((0, 0, 1, -1, -1),)
+
+
+def test_a_kept_schedule_whose_steps_were_set_is_not_read_again() -> None:
+    """``schedule(program(c))`` hands out the schedule the torch engine's every trial reads: its
+    ``steps`` set to those of ``x·x`` (``object.__setattr__``) had ``randomized`` prove ``x·y ≡ x·x``."""
+    import symverify as sv
+    from symverify.kernel.semantics.straightline import program, schedule
+
+    pytest.importorskip("torch")
+    c, xx = _xy_and_xx()
+    assert sv.verify(c, xx, method="randomized", backend="torch").refuted
+    kept = schedule(program(c))
+    object.__setattr__(kept, "steps", schedule(program(xx)).steps)
+    assert sv.verify(c, xx, method="randomized", backend="torch").refuted
+    assert schedule(program(c)) is not kept

@@ -200,12 +200,13 @@ class IdentityMemo(Generic[V]):
     :class:`~symverify.errors.UsageError` naming what was found.
     """
 
-    def __init__(self, size: int = 16, validate: bool = False) -> None:
+    def __init__(self, size: int = 16, validate: bool = False, kept_fields: bool = False) -> None:
         if type(size) is not int or size < 1:  # a bool, float or numpy int is no size
             raise UsageError(f"IdentityMemo size: expected an int ≥ 1, found {type(size).__name__} {size!r:.40}")
         self.size = size
         self.validate = validate is True
-        self._entries: OrderedDict[tuple[int, Hashable], tuple[object, tuple[object, ...], V]] = OrderedDict()
+        self.kept_fields = kept_fields is True
+        self._entries: OrderedDict[tuple[int, Hashable], tuple[object, tuple[object, ...], V, tuple[object, ...]]] = OrderedDict()
         self._ids: dict[int, int] = {}  # how many entries each object's id has (drop skips the others)
         self._lock = threading.Lock()
         with _MEMOS_LOCK:
@@ -213,12 +214,16 @@ class IdentityMemo(Generic[V]):
 
     def get(self, obj: object, key: Hashable = ()) -> V | None:
         """The value stored for ``obj`` (this very object, its fields unchanged since: :func:`fields_now`)
-        and ``key``, or None."""
+        and ``key``, or None. With ``kept_fields``, also only while the value's own fields are the
+        objects they were when stored: a value handed out (a program, a schedule) and rewritten by its
+        holder (``object.__setattr__`` past its frozen dataclass) is a miss, never read again."""
         k = (id(obj), key)
         state = fields_now(obj)
         with self._lock:
             hit = self._entries.get(k)
             if hit is None or hit[0] is not obj or not _same(hit[1], state):
+                return None
+            if self.kept_fields and not _same(hit[3], fields_now(hit[2])):
                 return None
             self._entries.move_to_end(k)
             return hit[2]
@@ -237,7 +242,7 @@ class IdentityMemo(Generic[V]):
             if old is None:
                 self._ids[k[0]] = self._ids.get(k[0], 0) + 1
             dropped.append(old)
-            self._entries[k] = (obj, state, value)
+            self._entries[k] = (obj, state, value, fields_now(value) if self.kept_fields else ())
             self._entries.move_to_end(k)
             while len(self._entries) > self.size:
                 dropped.append(self._pop(next(iter(self._entries))))
@@ -276,10 +281,10 @@ class IdentityMemo(Generic[V]):
 
     def __getstate__(self) -> dict[str, int | bool]:
         """Pickled empty: entries are found by ``id``, which means nothing in another process."""
-        return {"size": self.size, "validate": self.validate}
+        return {"size": self.size, "validate": self.validate, "kept_fields": self.kept_fields}
 
     def __setstate__(self, state: dict[str, int | bool]) -> None:
-        self.__init__(int(state["size"]), state.get("validate") is True)  # type: ignore[misc]
+        self.__init__(int(state["size"]), state.get("validate") is True, state.get("kept_fields") is True)  # type: ignore[misc]
 
     def __len__(self) -> int:
         return len(self._entries)
