@@ -595,3 +595,17 @@ def test_a_kept_schedule_whose_steps_were_set_is_not_read_again() -> None:
     object.__setattr__(kept, "steps", schedule(program(xx)).steps)
     assert sv.verify(c, xx, method="randomized", backend="torch").refuted
     assert schedule(program(c)) is not kept
+
+
+def test_measures_handed_out_and_rewritten_are_not_another_callers() -> None:
+    """``stats(c)`` handed out the measures it kept for ``c``: a depth set on them by one caller
+    (``object.__setattr__``) was every later caller's, and the sealed report of the next ``verify``
+    stated it. Each call hands out its own copy."""
+    import symverify as sv
+    from symverify.kernel.ir.analysis import stats
+
+    c = _lin_circuit()
+    assert sv.verify(c, _lin_circuit(), method="randomized").lhs["depth"] == 2
+    object.__setattr__(stats(c), "depth", 1)
+    assert stats(c).depth == 2
+    assert sv.verify(c, _lin_circuit(), method="randomized").lhs["depth"] == 2
