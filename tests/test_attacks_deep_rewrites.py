@@ -568,3 +568,55 @@ def test_a_grid_value_syms_coefficient_rewritten_in_place_is_read_afresh():
     object.__setattr__(value.terms[0][1], "_numerator", 2)
     assert grid.cells()[(0, 0)] == sym("a") * Fraction(2, 3)
     assert sv.verify(a, b, method="randomized").refuted
+
+
+class _SaysGate(type):
+    """A metaclass whose classes compare (and hash) equal to ``Gate``: ``kind in (Gate,)`` and
+    ``{kind} <= {Gate}`` hold for them."""
+
+    def __eq__(cls, other: object) -> bool:
+        from symverify.kernel.ir.circuit import Gate
+
+        return other is Gate or type.__eq__(cls, other)
+
+    def __hash__(cls) -> int:
+        from symverify.kernel.ir.circuit import Gate
+
+        return type.__hash__(Gate)
+
+
+class _TwoFacedGate(metaclass=_SaysGate):
+    """No ``Gate``: its ``args`` are ``(0, 0)`` to the program builder and ``(0, 1)`` to everyone else."""
+
+    __slots__ = ("coeffs", "op")
+
+    @property
+    def args(self) -> tuple[int, int]:
+        import sys
+
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_name != "_build":
+            frame = frame.f_back  # type: ignore[assignment]
+        return (0, 0) if frame is not None else (0, 1)
+
+
+@pytest.mark.parametrize("with_a_gate", [False, True])
+def test_a_class_that_compares_equal_to_gate_is_no_gate(with_a_gate: bool) -> None:
+    """The check of a side took a class for ``Gate`` by ``==`` (``kind not in (Gate,)``, a set of
+    kinds): a gate of a class whose metaclass says it equals ``Gate``, reading ``x·x`` to the program
+    and ``x·y`` to ``evaluate``, had ``randomized`` prove ``x·y`` (as ``evaluate`` reads it) equal to
+    ``x·x``. Classes are compared by identity."""
+    from symverify.kernel.ir.circuit import Circuit, Gate, Op
+    from symverify.kernel.provers.fingerprint import EncodingError
+
+    fake = _TwoFacedGate()
+    object.__setattr__(fake, "op", Op.MUL)
+    object.__setattr__(fake, "coeffs", ())
+    first = (Gate.mul(0, 1),) if with_a_gate else ()
+    out = (2 + len(first),)
+    c = Circuit(2, 1, (*first, Gate.mul(0, 1)), out)
+    object.__setattr__(c, "gates", (*first, fake))
+    xx = Circuit(2, 1, (*first, Gate.mul(0, 0)), out)
+    assert sv.evaluate(c, [[2], [3]]) == [[6], [0]] != sv.evaluate(xx, [[2], [3]])
+    with pytest.raises(EncodingError, match=r"expected every gate of type Gate exactly, found an instance of .*_TwoFacedGate"):
+        sv.verify(c, xx, method="randomized")

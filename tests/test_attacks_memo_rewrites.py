@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from symverify.errors import ProverError
 from symverify.kernel.parametric import concrete
 from symverify.kernel.parametric.expr import Lit
 from symverify.kernel.provers.forall import prove_forall
@@ -427,8 +428,19 @@ def test_a_check_scope_skips_the_validator_for_its_own_objects_only(monkeypatch:
     with memo.checked_scope(a):
         kept.put(a, 1)
         kept.put(b, 2)
+        assert seen == [b]
+    assert seen == [b, a]  # leaving the block compares a's snapshot once
     kept.put(a, 3)
-    assert seen == [b, a]
+    assert seen == [b, a, a]
+    with memo.checked_scope(a, compare_after=False):
+        kept.put(a, 4)
+    assert seen == [b, a, a]
+    with memo.checked_scope(a, b):  # nothing stored for either: nothing to compare
+        assert kept.get(a) == 4
+    assert seen == [b, a, a]
+    with memo.checked_scope(a), memo.checked_scope(a, compare_after=False):
+        kept.put(a, 5)  # the enclosing block compares when it ends
+    assert seen == [b, a, a, a]
 
 
 def test_a_digest_kept_while_a_model_was_rewritten_is_not_reported_once_it_is_restored() -> None:
@@ -447,3 +459,153 @@ def test_a_digest_kept_while_a_model_was_rewritten_is_not_reported_once_it_is_re
     object.__setattr__(grid, "fill", 3)
     report = sv.verify(m, _bias_model(3), method="randomized")
     assert report.lhs["digest"] == content_digest(_bias_model(3)) != content_digest(_bias_model(10))
+
+
+def _xy_and_xx():  # type: ignore[no-untyped-def]
+    from symverify.kernel.ir.circuit import Circuit, Gate
+
+    return Circuit(2, 1, (Gate.mul(0, 1),), (2,)), Circuit(2, 1, (Gate.mul(0, 0),), (2,))
+
+
+def _read_in_a_call_that_rewrites_it(call: str, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Run one ``verify`` of ``x·y`` in which code the caller hands in (or code outside the kernel)
+    rewrites its gate to ``x·x`` after the side was checked; the old args are put back after the call.
+    The next ``verify`` must read ``x·y``: its check matches the first call's snapshot again. What the
+    call itself says is not asserted (it read a side changed under it: the method may meet both)."""
+    import contextlib
+
+    import symverify as sv
+    import symverify.progress
+
+    c, xx = _xy_and_xx()
+    old = c.gates[0].args
+    _evict_programs()
+
+    def rewrite() -> None:
+        object.__setattr__(c.gates[0], "args", (0, 0))
+
+    class Compiled:  # a compiled object whose .model is read after the lhs was checked
+        @property
+        def model(self):  # type: ignore[no-untyped-def]
+            rewrite()
+            return sv.compile(xx).model
+
+    class Seed:  # read by operator.index after both sides were checked
+        def __index__(self) -> int:
+            rewrite()
+            return 0
+
+    @contextlib.contextmanager
+    def activity(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        rewrite()  # symverify.progress is outside the kernel: it runs within the call
+        _evict_programs()  # what the call kept of x·y before it (public calls on other circuits)
+        yield
+
+    try:
+        if call == "property":
+            sv.verify(c, Compiled(), method="randomized")
+        elif call == "seed":
+            sv.verify(c, xx, method="randomized", seed=Seed())  # type: ignore[arg-type]
+        else:
+            monkeypatch.setattr(symverify.progress, "activity", activity)
+            sv.verify(c, xx, method="randomized")
+    except ProverError:  # the trials and the exact re-check read the side at different times
+        pass
+    monkeypatch.undo()
+    object.__setattr__(c.gates[0], "args", old)
+    return c, xx
+
+
+@pytest.mark.parametrize("call", ["property", "seed", "activity"])
+@pytest.mark.parametrize("method", ["randomized", "auto", "exact"])
+def test_a_side_rewritten_within_a_verify_and_put_back_after_is_read_as_it_is(
+        call: str, method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within ``verify``'s call its two sides skipped the snapshot comparison before the memos stored
+    (``checked_scope``): a side rewritten there by code run in the call (another argument's
+    ``.model``, a seed's ``__index__``, the progress display) had its program of ``x·x`` kept, and
+    with its old args put back the next ``verify`` proved ``x·y ≡ x·x``. Leaving the call compares
+    the sides' snapshots once more and drops what is kept for one that changed."""
+    import symverify as sv
+
+    c, xx = _read_in_a_call_that_rewrites_it(call, monkeypatch)
+    c2, _ = _xy_and_xx()
+    assert sv.verify(c, xx, method=method).refuted
+    assert sv.verify(c, c2, method=method).proved
+
+
+def test_a_side_rewritten_by_another_arguments_property_is_checked_as_it_is_then() -> None:
+    """``verify`` checked the lhs, then read the rhs's ``.model``: a property rewriting the lhs from
+    ``x·y`` to ``x·x`` there went unseen, the run read the program kept for ``x·y`` and proved the
+    ``x·x`` circuit equal to ``x·y``, its sealed report naming ``x·x``'s digest. Both sides are read
+    first, then checked."""
+    import symverify as sv
+    from symverify.kernel.provers.fingerprint import _RECENT, content_digest
+
+    c, xx = _xy_and_xx()
+    xy, _ = _xy_and_xx()
+    assert sv.verify(c, xy, method="randomized").proved  # keeps c's program
+    _RECENT.clear()
+
+    class Compiled:
+        @property
+        def model(self):  # type: ignore[no-untyped-def]
+            object.__setattr__(c.gates[0], "args", (0, 0))
+            return sv.compile(xy).model
+
+    report = sv.verify(c, Compiled(), method="randomized")
+    assert report.refuted
+    assert report.lhs["digest"] == content_digest(xx)
+
+
+@pytest.mark.parametrize("backend", ["python", "torch"])
+def test_a_kept_program_whose_fields_were_set_is_not_handed_out_again(backend: str) -> None:
+    """``program(c)`` hands out the program kept for ``c``, which every later ``verify`` reads: its
+    fields set by the holder (``object.__setattr__``; its columns were kept in its ``__dict__``) to
+    those of ``x·x``'s program had ``randomized`` prove ``x·y ≡ x·x``. Its fields are slots, its
+    columns kept elsewhere, and a program whose fields changed is a miss."""
+    import contextlib
+
+    import symverify as sv
+    from symverify.kernel.semantics.straightline import program
+
+    if backend == "torch":
+        pytest.importorskip("torch")
+    c, xx = _xy_and_xx()
+    assert sv.verify(c, xx, method="randomized", backend=backend).refuted
+    kept, other = program(c), program(xx)
+    for name in ("scalars", "ops", "args", "coeff_index"):
+        object.__setattr__(kept, name, getattr(other, name))
+    for name in ("code", "mod_code"):  # where the object takes them (it no longer does)
+        with contextlib.suppress(AttributeError):
+            object.__setattr__(kept, name, getattr(other, name))
+    assert sv.verify(c, xx, method="randomized", backend=backend).refuted
+    assert program(c) is not kept and program(c).code == ((0, 0, 1, -1, -1),)
+
+
+def test_a_kept_schedule_whose_steps_were_set_is_not_read_again() -> None:
+    """``schedule(program(c))`` hands out the schedule the torch engine's every trial reads: its
+    ``steps`` set to those of ``x·x`` (``object.__setattr__``) had ``randomized`` prove ``x·y ≡ x·x``."""
+    import symverify as sv
+    from symverify.kernel.semantics.straightline import program, schedule
+
+    pytest.importorskip("torch")
+    c, xx = _xy_and_xx()
+    assert sv.verify(c, xx, method="randomized", backend="torch").refuted
+    kept = schedule(program(c))
+    object.__setattr__(kept, "steps", schedule(program(xx)).steps)
+    assert sv.verify(c, xx, method="randomized", backend="torch").refuted
+    assert schedule(program(c)) is not kept
+
+
+def test_measures_handed_out_and_rewritten_are_not_another_callers() -> None:
+    """``stats(c)`` handed out the measures it kept for ``c``: a depth set on them by one caller
+    (``object.__setattr__``) was every later caller's, and the sealed report of the next ``verify``
+    stated it. Each call hands out its own copy."""
+    import symverify as sv
+    from symverify.kernel.ir.analysis import stats
+
+    c = _lin_circuit()
+    assert sv.verify(c, _lin_circuit(), method="randomized").lhs["depth"] == 2
+    object.__setattr__(stats(c), "depth", 1)
+    assert stats(c).depth == 2
+    assert sv.verify(c, _lin_circuit(), method="randomized").lhs["depth"] == 2

@@ -106,7 +106,8 @@ def test_stats_are_kept_per_circuit_object() -> None:
     c = Circuit(1, 2, (Gate.mul(0, 1), Gate.add(2, 0)), (3,))
     _STATS.clear()
     s = stats(c)
-    assert stats(c) is s and (s.size, s.depth, s.degree_bound) == (2, 2, 2)
+    assert (s.size, s.depth, s.degree_bound) == (2, 2, 2)
+    assert stats(c) == s and stats(c) is not s and len(_STATS) == 1  # kept once, each caller its own copy
     other = Circuit(1, 2, (Gate.mul(0, 1), Gate.mul(2, 0)), (3,))  # equal shape, another circuit
     assert stats(other).degree_bound == 3 and stats(c).degree_bound == 2
 
@@ -160,3 +161,44 @@ def test_a_cut_point_that_reads_a_predicate_follows_the_placement() -> None:
         (off,) = instantiate(g, {"N": 4}, placement={"P": set()})
         assert [on.b1.get(r, 0) for r in range(4)] == [0, 5, 0, 0]
         assert [off.b1.get(r, 0) for r in range(4)] == [0, 0, 5, 0]
+
+
+class _SaysInt(type):
+    """A metaclass whose classes compare and hash equal to ``int`` (``{kind} <= {int}`` holds)."""
+
+    def __eq__(cls, other: object) -> bool:
+        return other is int or type.__eq__(cls, other)
+
+    def __hash__(cls) -> int:
+        return type.__hash__(int)
+
+
+class _LikeOne(metaclass=_SaysInt):
+    """No int: equal to 1 and hashing as 1, ordered as 1."""
+
+    def __eq__(self, other: object) -> bool:
+        return other == 1
+
+    def __hash__(self) -> int:
+        return 1
+
+    def __lt__(self, other: object) -> bool:
+        return 1 < other  # type: ignore[operator]
+
+    def __gt__(self, other: object) -> bool:
+        return 1 > other  # type: ignore[operator]
+
+    def __ge__(self, other: object) -> bool:
+        return 1 >= other  # type: ignore[operator]
+
+    def __le__(self, other: object) -> bool:
+        return 1 <= other  # type: ignore[operator]
+
+
+def test_a_placement_member_of_a_class_equal_to_int_is_refused() -> None:
+    """A set placement's members were taken as ints when ``set(map(type, ...)) <= {int}``: a class
+    whose metaclass compares and hashes equal to ``int`` passed, and its object was frozen as a
+    cell; types are compared by identity, so it is refused as any other non-int."""
+    g = Gadget("g", (Param("N", 1, 40),), N, 1, (PLayer(b1=where(pred("P", i, q), 1), h=(tap(0),)),), inp(i, q))
+    with pytest.raises(ParametricError, match=r"placement P: expected tuples of 2 ints in \[0, 2\^64\) \(the predicate's arguments\), found tuple"):
+        instantiate(g, {"N": 4}, placement={"P": {(_LikeOne(), 0)}})

@@ -417,13 +417,15 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
     if certificate is not None and method not in CERTIFICATE_METHODS:  # it would be ignored
         raise UsageError(f"certificate: only methods {' and '.join(map(repr, CERTIFICATE_METHODS))} check a stage "
                          f"certificate; found method {method!r} (a compiled object's own certificate is used where it applies)")
-    a, b = pair_sides(lhs, rhs, certificate)
     opts = Options.from_call(method, seed=seed, trials=trials, timeout=timeout, backend=backend,
                              max_monomials=max_monomials, memory_limit=memory_limit, error_bound=error_bound,
                              isolate=isolate, numeric=numeric, scheduler=scheduler)
     from symverify.progress import wanted
 
     wanted(progress)  # a bad value is refused before any work
+    # the sides are read and checked last: an option's conversion (a seed's __index__) may run the
+    # caller's code, which could rewrite a side checked before it
+    a, b = pair_sides(lhs, rhs, certificate)
     timings: dict[str, float] = {}
     with checked_scope(a.obj, b.obj):  # both checked when read: what the run keeps for them needs no second snapshot
         return _decide(a, b, method, prover, opts, timings, progress, t0)

@@ -13,6 +13,7 @@ functions that return one entry per node (:func:`levels`, :func:`live_sets`,
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -240,7 +241,8 @@ def stats(c: Circuit) -> CircuitStats:
     Kept for the last few circuits (``verify`` describes its circuit side in every report, once per
     call on the same circuit), each with what its gates held when measured (:func:`_gates_now`): a
     gate rewritten in place since (``object.__setattr__`` on its args, past its frozen dataclass) is
-    measured again, never given the old gates' depth or degree.
+    measured again, never given the old gates' depth or degree. Each call hands out its own copy of
+    the kept measures: a field set on one (``object.__setattr__``) is never another caller's.
     """
     _need_circuit(c, "stats")
     held = _gates_now(c)
@@ -249,7 +251,7 @@ def stats(c: Circuit) -> CircuitStats:
     hit = _STATS.get(c)
     if hit is None or not _same_gates(hit[0], held):
         hit = _STATS.put(c, (held, _stats(c)))
-    return hit[1]
+    return copy.copy(hit[1])
 
 
 def checked_stats(c: Circuit) -> CircuitStats:
@@ -257,7 +259,7 @@ def checked_stats(c: Circuit) -> CircuitStats:
     accepted in the same call (``verify``'s sides): a kept entry is taken without comparing what the
     gates hold, since the check dropped every entry of a circuit found changed."""
     hit = _STATS.get(c)
-    return hit[1] if hit is not None else stats(c)
+    return copy.copy(hit[1]) if hit is not None else stats(c)
 
 
 _STATS: IdentityMemo[tuple[tuple[object, ...], CircuitStats]] = IdentityMemo(8, validate=True)

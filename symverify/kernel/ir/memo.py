@@ -20,9 +20,10 @@ certificate and kaleidoscope check) compare such a snapshot of everything the si
 it changed, :func:`forget` what every memo keeps for the side before anything is read from one.
 A memo that a reader outside such a check also writes (a circuit's ``program``, its measures, bounds
 and weight names, the executors' plans: ``validate=True``) runs that comparison before it stores a
-value (:func:`set_validator`), except for the objects of a check's own call (:func:`checked_scope`):
-a value computed while the side held other content, kept next to a snapshot its restored objects
-match again, would otherwise be read as the restored content's.
+value (:func:`set_validator`), except for the objects of a check's own call (:func:`checked_scope`),
+compared once when that call ends if a value was stored for them in it: a value computed while the
+side held other content, kept next to a snapshot its restored objects match again, would otherwise
+be read as the restored content's.
 A memo may be shared by threads (``verify`` from several threads, Dask's
 threaded workers): every read and write holds its lock, so one thread's eviction never meets
 another's lookup half done.
@@ -133,26 +134,44 @@ def set_validator(check: Callable[[object], None]) -> None:
 
 
 _SCOPE = threading.local()
-"""Per thread: the objects a check compared the snapshot of, for the rest of the call that made it
-(:func:`checked_scope`)."""
+"""Per thread: the open :func:`checked_scope` blocks, innermost last, each its objects and a list of
+those a memo stored a value for within it."""
 
 
 @contextlib.contextmanager
-def checked_scope(*objs: object) -> Iterator[None]:
+def checked_scope(*objs: object, compare_after: bool = True) -> Iterator[None]:
     """Within this block, this thread's ``validate=True`` memos store values for ``objs`` without
-    running the validator again: a check of each (``verify``'s sides, checked when read) has just
-    compared its snapshot, and nothing in the call rewrites them (a side changed from another thread
-    while it runs is not seen, as by the check itself)."""
-    before = getattr(_SCOPE, "objs", ())
-    _SCOPE.objs = (*before, *objs)
+    running the validator: a check of each (``verify``'s sides, checked when read) has just compared
+    its snapshot. Code the block runs may still rewrite one in place (a progress display, a callback,
+    a finalizer, another thread), so on leaving the block the validator runs once for each that a
+    memo stored a value for within it (``compare_after``): a value stored from content that is gone
+    by then is dropped with everything else kept for it, never read as the content a later check
+    finds. ``compare_after=False`` only where the block runs the kernel's own code alone (the
+    encoder); an enclosing block still compares. A side rewritten and put back both while the block
+    runs (two callbacks, another thread) is not seen, as by the check itself."""
+    frames: list[tuple[tuple[object, ...], list[object]]] = getattr(_SCOPE, "frames", [])
+    _SCOPE.frames = frames
+    stored: list[object] = []
+    frames.append((objs, stored))
     try:
         yield
     finally:
-        _SCOPE.objs = before
+        frames.pop()
+        if compare_after and _VALIDATOR:
+            for obj in objs:
+                if any(x is obj for x in stored):
+                    _VALIDATOR[0](obj)
 
 
 def _in_scope(obj: object) -> bool:
-    return any(x is obj for x in getattr(_SCOPE, "objs", ()))
+    """Whether an open :func:`checked_scope` of this thread holds ``obj``; each that does notes that a
+    value is stored for it."""
+    found = False
+    for objs, stored in getattr(_SCOPE, "frames", ()):
+        if any(x is obj for x in objs):
+            stored.append(obj)
+            found = True
+    return found
 
 
 def forget(obj: object) -> None:
@@ -181,12 +200,13 @@ class IdentityMemo(Generic[V]):
     :class:`~symverify.errors.UsageError` naming what was found.
     """
 
-    def __init__(self, size: int = 16, validate: bool = False) -> None:
+    def __init__(self, size: int = 16, validate: bool = False, kept_fields: bool = False) -> None:
         if type(size) is not int or size < 1:  # a bool, float or numpy int is no size
             raise UsageError(f"IdentityMemo size: expected an int ≥ 1, found {type(size).__name__} {size!r:.40}")
         self.size = size
         self.validate = validate is True
-        self._entries: OrderedDict[tuple[int, Hashable], tuple[object, tuple[object, ...], V]] = OrderedDict()
+        self.kept_fields = kept_fields is True
+        self._entries: OrderedDict[tuple[int, Hashable], tuple[object, tuple[object, ...], V, tuple[object, ...]]] = OrderedDict()
         self._ids: dict[int, int] = {}  # how many entries each object's id has (drop skips the others)
         self._lock = threading.Lock()
         with _MEMOS_LOCK:
@@ -194,12 +214,16 @@ class IdentityMemo(Generic[V]):
 
     def get(self, obj: object, key: Hashable = ()) -> V | None:
         """The value stored for ``obj`` (this very object, its fields unchanged since: :func:`fields_now`)
-        and ``key``, or None."""
+        and ``key``, or None. With ``kept_fields``, also only while the value's own fields are the
+        objects they were when stored: a value handed out (a program, a schedule) and rewritten by its
+        holder (``object.__setattr__`` past its frozen dataclass) is a miss, never read again."""
         k = (id(obj), key)
         state = fields_now(obj)
         with self._lock:
             hit = self._entries.get(k)
             if hit is None or hit[0] is not obj or not _same(hit[1], state):
+                return None
+            if self.kept_fields and not _same(hit[3], fields_now(hit[2])):
                 return None
             self._entries.move_to_end(k)
             return hit[2]
@@ -208,7 +232,7 @@ class IdentityMemo(Generic[V]):
         """Store ``value`` for ``obj`` as its fields are now (:func:`fields_now`) and ``key`` (evicting
         the least recently used entry). The entries it drops are released after the lock: a finalizer
         they run may use this memo."""
-        if self.validate and _VALIDATOR and not _in_scope(obj):  # a writer outside a check: the snapshot first
+        if not _in_scope(obj) and self.validate and _VALIDATOR:  # a writer outside a check: the snapshot first
             _VALIDATOR[0](obj)
         k = (id(obj), key)
         state = fields_now(obj)
@@ -218,7 +242,7 @@ class IdentityMemo(Generic[V]):
             if old is None:
                 self._ids[k[0]] = self._ids.get(k[0], 0) + 1
             dropped.append(old)
-            self._entries[k] = (obj, state, value)
+            self._entries[k] = (obj, state, value, fields_now(value) if self.kept_fields else ())
             self._entries.move_to_end(k)
             while len(self._entries) > self.size:
                 dropped.append(self._pop(next(iter(self._entries))))
@@ -257,10 +281,10 @@ class IdentityMemo(Generic[V]):
 
     def __getstate__(self) -> dict[str, int | bool]:
         """Pickled empty: entries are found by ``id``, which means nothing in another process."""
-        return {"size": self.size, "validate": self.validate}
+        return {"size": self.size, "validate": self.validate, "kept_fields": self.kept_fields}
 
     def __setstate__(self, state: dict[str, int | bool]) -> None:
-        self.__init__(int(state["size"]), state.get("validate") is True)  # type: ignore[misc]
+        self.__init__(int(state["size"]), state.get("validate") is True, state.get("kept_fields") is True)  # type: ignore[misc]
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -576,9 +576,10 @@ def _cells(g: Gadget, name: str, cells: AbstractSet[Any]) -> CellSet:
     # the test of the loop below by C-level passes (a compiled layer's placement has thousands of
     # cells): every member exactly a tuple of n members, each exactly an int (a bool or an int
     # subclass fails, as below), all in [0, 2^WIDTH); the loop then only finds the first bad member
-    if set(map(type, members)) <= {tuple} and set(map(len, members)) <= {n}:
+    # the types by identity: a class whose metaclass hashes and compares equal to int is no int
+    if set(map(id, map(type, members))) <= {id(tuple)} and set(map(len, members)) <= {n}:
         flat = list(itertools.chain.from_iterable(members))
-        if set(map(type, flat)) <= {int} and (not flat or (min(flat) >= 0 and max(flat) < 1 << WIDTH)):
+        if set(map(id, map(type, flat))) <= {id(int)} and (not flat or (min(flat) >= 0 and max(flat) < 1 << WIDTH)):
             return CellSet(members)
     for x in members:
         if not (type(x) is tuple and len(x) == n and all(type(k) is int and 0 <= k < 1 << WIDTH for k in x)):

@@ -144,6 +144,7 @@ def _ints(values: Sequence[int]) -> bytes:
 
 
 _INT_ONLY = frozenset({int})
+_INT_ID = frozenset({id(int)})  # a type's identity: a metaclass's == and hash cannot make another class int
 _NUMERATOR, _DENOMINATOR = attrgetter("numerator"), attrgetter("denominator")
 
 
@@ -238,8 +239,8 @@ def _exact(items: Iterable[object], classes: tuple[type, ...], what: str, where:
     the IR's own classes, and a subclass may evaluate otherwise than those fields say (a ``Grid``
     whose ``nonzero`` is not its rectangles, an ``int`` whose ``*`` lies about ``n·d``), so a side
     holding one has no encoding."""
-    for kind in set(map(type, items)):
-        if kind not in classes:
+    for kind in {id(k): k for k in map(type, items)}.values():  # by identity: a metaclass's == or hash could
+        if not any(kind is c for c in classes):  # make another class equal to one of the IR's (in a set too)
             raise EncodingError(f"{where}: expected every {what} of type {' or '.join(c.__name__ for c in classes)} "
                                 f"exactly, found an instance of {kind.__module__}.{kind.__qualname__} (a subclass may "
                                 "evaluate otherwise than its fields say)")
@@ -420,7 +421,7 @@ def _factor_form(f: ButterflyFactor, where: str) -> None:
         if type(d) is not tuple or len(d) != half:
             raise IRError(f"{where}: expected {name} a tuple of {half} entries (size/2), found {type(d).__name__} of "
                           f"{len(d) if hasattr(d, '__len__') else '?'} (a field set after construction?)")
-        if not _INT_ONLY.issuperset(map(type, d)):  # C-level: most diagonals are plain ints
+        if not _INT_ID.issuperset(map(id, map(type, d))):  # C-level, by identity: most diagonals are plain ints
             ints = False
             _coefficients(d, f"{name} entry", where)
     if f.all_int is not ints:
@@ -430,6 +431,16 @@ def _factor_form(f: ButterflyFactor, where: str) -> None:
 
 _PARTS: dict[type, Callable[[Any, str, Any], object]] = {Circuit: _circuit_parts, Model: _model_parts,
                                                     Kaleidoscope: _kaleidoscope_parts}
+
+
+def _own(table: Mapping[type, Any], obj: object) -> Any:
+    """``table``'s value for ``obj``'s exact class, found by identity (a dict lookup would take a class
+    whose metaclass hashes and compares equal to one of the IR's), or None."""
+    kind = type(obj)
+    for k, v in table.items():
+        if k is kind:
+            return v
+    return None
 
 
 def check_plain(obj: object, where: str) -> None:
@@ -445,7 +456,7 @@ def check_plain(obj: object, where: str) -> None:
     remembered by identity with a snapshot of what they hold (:data:`_PLAIN`) and not walked again
     while it holds the same objects; a side found changed, at any depth, is walked again and what the
     identity memos keep for it is dropped (:mod:`symverify.kernel.ir.memo`)."""
-    parts = _PARTS.get(type(obj))
+    parts = _own(_PARTS, obj)
     if parts is None:
         kind = type(obj)
         raise EncodingError(f"{where}: expected a Circuit, Model or Kaleidoscope exactly, found an instance of "
@@ -555,7 +566,10 @@ _STATES: dict[type, Callable[[Any], tuple[object, ...]]] = {Circuit: _circuit_st
 def _state(obj: object) -> tuple[object, ...]:
     """A snapshot of everything ``obj`` holds that a field written past a frozen dataclass could
     change: the objects found, by identity (compared item by item, lists element by element)."""
-    return _STATES[type(obj)](obj)
+    state = _own(_STATES, obj)
+    if state is None:
+        raise EncodingError(f"snapshot: expected a Circuit, Model or Kaleidoscope exactly, found {type(obj).__name__}")
+    return state(obj)
 
 
 def _same_state(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
@@ -610,7 +624,7 @@ def refresh(obj: object) -> None:
     ``Fraction``) since its plan was kept is read afresh. Refuses nothing (an object of another kind
     is left alone, an instance of a subclass of the IR's classes has no snapshot and what is kept for
     it is dropped each time); linear in what the side holds, as the snapshot of a check."""
-    if type(obj) not in _STATES:
+    if _own(_STATES, obj) is None:
         if isinstance(obj, (Circuit, Model, Kaleidoscope)):
             forget(obj)
         return
@@ -665,7 +679,7 @@ _WRITERS: dict[type, Callable[[Sink, Any], None]] = {Circuit: _circuit, Model: _
 
 
 def _writer(obj: object) -> Callable[[Sink, Any], None]:
-    w = _WRITERS.get(type(obj))
+    w = _own(_WRITERS, obj)
     if w is None:
         raise EncodingError(f"encoding: expected a circuit, model or kaleidoscope, found {type(obj).__name__}")
     return w
@@ -688,7 +702,7 @@ def encode(obj: Side) -> bytes:
     True
     """
     write = _writer(obj)
-    _plain(obj, _PARTS[type(obj)])  # the writers read a side checked as check_plain checks it
+    _plain(obj, cast("Callable[[Any, str, Any], object]", _own(_PARTS, obj)))  # the writers read a side checked as check_plain checks it
     out = _Collect()
     write(out, obj)
     return b"".join(out.parts)
@@ -707,8 +721,8 @@ def fingerprint(obj: Side) -> bytes:
     grid, a factor, a ``Fraction``) is walked again and its kept digest dropped, so the digest names
     what the side holds now."""
     write = _writer(obj)
-    _plain(obj, _PARTS[type(obj)])
-    with checked_scope(obj):  # its snapshot was just compared: the digest kept needs no second one
+    _plain(obj, cast("Callable[[Any, str, Any], object]", _own(_PARTS, obj)))
+    with checked_scope(obj, compare_after=False):  # its snapshot was just compared; only the encoder runs here
         return _digest(obj, write)
 
 

@@ -230,30 +230,33 @@ def as_side(obj: Any, what: str = "argument") -> Side:
     a new object on every access: the side is what was read). An object with both a Kaleidoscope in
     ``.kaleidoscope`` and a Model in ``.model`` is ambiguous, and a ``.model`` that is not a
     :class:`Model` (a circuit, None) is not read as anything else: both raise :class:`IRError`."""
+    side, where = _read_side(obj, what)
+    check_plain(side.obj, where)
+    return side
+
+
+def _read_side(obj: Any, what: str) -> tuple[Side, str]:
+    """:func:`as_side` before the side's check: the side read, and the name its check gives it. Every
+    attribute and ``isinstance`` of ``obj`` that can run its own code is read here."""
     match obj:
         case Circuit():
-            check_plain(obj, what)
-            return CircuitSide(obj, obj.n, obj.d)
+            return CircuitSide(obj, obj.n, obj.d), what
         case Model():
-            check_plain(obj, what)
-            return ModelSide(obj, obj.n, obj.d)
+            return ModelSide(obj, obj.n, obj.d), what
         case Kaleidoscope():
-            check_plain(obj, what)
-            return KaleidoscopeSide(obj, obj.n, 1)
+            return KaleidoscopeSide(obj, obj.n, 1), what
     k = read_attribute(obj, "kaleidoscope", None, what)  # a kaleidoscope Factorization
     model = read_attribute(obj, "model", _MISSING, what)  # a compiled object; each attribute is read once
     if isinstance(k, Kaleidoscope):
         if isinstance(model, Model):
             raise IRError(f"{what}: {type(obj).__name__} has both a .kaleidoscope and a .model; expected one of them "
                           "(a Factorization or a compiled object), pass the one to verify")
-        check_plain(k, f"{what}.kaleidoscope")
-        return KaleidoscopeSide(k, k.n, 1)
+        return KaleidoscopeSide(k, k.n, 1), f"{what}.kaleidoscope"
     if isinstance(model, Model):
-        check_plain(model, f"{what}.model")
         cert = read_attribute(obj, "certificate", None, what)
         if cert is not None and not isinstance(cert, Certificate):
             raise IRError(f"{what}: the compiled object's certificate must be a Certificate, found {type(cert).__name__}")
-        return ModelSide(model, model.n, model.d, cert)
+        return ModelSide(model, model.n, model.d, cert), f"{what}.model"
     if model is not _MISSING:
         raise IRError(f"{what}: a compiled object's .model must be a Model, found {type(model).__name__} in the .model of "
                       f"{type(obj).__name__}")
@@ -297,7 +300,13 @@ def pair_sides(lhs: Any, rhs: Any, certificate: Certificate | None = None) -> tu
         LimitError: a side has more inputs than ``MAX_INPUTS`` or a model state of more cells than
             ``MAX_CELLS`` (:mod:`symverify.ir.limits`); checked before anything is evaluated.
     """
-    a, b = as_side(lhs, "lhs"), as_side(rhs, "rhs")
+    (a, where_a), (b, where_b) = _read_side(lhs, "lhs"), _read_side(rhs, "rhs")
+    if certificate is not None and not isinstance(certificate, Certificate):
+        raise IRError(f"verify certificate=: expected a Certificate, found {type(certificate).__name__}")
+    # both sides are checked after everything of the caller's that can run code was read (a property, an
+    # isinstance through __class__): such code rewriting a side checked before it ran would be read unseen
+    check_plain(a.obj, where_a)
+    check_plain(b.obj, where_b)
     for name, side in (("lhs", a), ("rhs", b)):
         check_state(side.obj, f"verify {name}")
     a, b = _reshape(a, b), _reshape(b, a)
@@ -307,6 +316,4 @@ def pair_sides(lhs: Any, rhs: Any, certificate: Certificate | None = None) -> tu
         )
     if certificate is None:
         return a, b
-    if not isinstance(certificate, Certificate):
-        raise IRError(f"verify certificate=: expected a Certificate, found {type(certificate).__name__}")
     return _attach(a, b, certificate)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import chain
 from operator import attrgetter
 from typing import Any
@@ -46,7 +45,7 @@ Code = tuple[tuple[int, int, int, int, int], ...]
 Columns = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Program:
     """A circuit's straight-line code (see the module docstring).
 
@@ -62,6 +61,10 @@ class Program:
     arrays in bulk on first use, as tuples: the program is kept for its circuit
     (:func:`program`) and every method reads it, so code that changes what it was handed (a list
     sorted or assigned in place) would change what the next ``verify`` of that circuit evaluates.
+    For the same reason the fields are slots and the columns are kept in this module's table
+    (:data:`_COLUMNS`), not on the object: a field or column set on a handed-out program
+    (``object.__setattr__``, its ``__dict__``) made :func:`program` hand it out again, and
+    ``randomized`` proved ``x·y ≡ x·x``; a program whose fields changed is never handed out again.
     """
 
     circuit: Circuit
@@ -75,16 +78,18 @@ class Program:
         """The number of gates."""
         return len(self.ops)
 
-    @cached_property
+    @property
     def code(self) -> Code:
-        return tuple(zip(*_columns(self, False)))
+        return _COLUMNS(self, lambda: tuple(zip(*_columns(self, False))), False)  # type: ignore[return-value]
 
-    @cached_property
+    @property
     def mod_code(self) -> Columns:
-        return _columns(self, True)
+        return _COLUMNS(self, lambda: _columns(self, True), True)  # type: ignore[return-value]
 
 
-_PROGRAMS: IdentityMemo[Program] = IdentityMemo(16, validate=True)  # program(c) is public: a writer outside a check
+_PROGRAMS: IdentityMemo[Program] = IdentityMemo(16, validate=True, kept_fields=True)  # program(c) is public: a writer outside a check
+_COLUMNS: IdentityMemo[Code | Columns] = IdentityMemo(32)
+"""A program's ``code`` (key False) and ``mod_code`` (key True), found while its fields are unchanged."""
 _OPCODE = bytes((2, 0, 1)) + bytes(253)  # by the number of coefficients: MUL none, CONST one, LIN two (the circuit checked the arity)
 
 
@@ -201,18 +206,20 @@ def eval_mod(prog: Program, inputs: Sequence[int], p: int, coeffs: Sequence[int]
     return v
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Schedule:
     """A program's gates grouped by level (longest path from the inputs) and kind, for batched
     evaluation: every gate of a level reads only earlier levels, so a level is a few array
     operations. ``steps``: per level, per kind present, ``(kind, out, a, b, i, j)`` as read-only int64
-    arrays over ``bytes`` (node ids written, node ids read, coefficient indices)."""
+    arrays over ``bytes`` (node ids written, node ids read, coefficient indices). Kept for its program
+    (:func:`schedule`) while its fields are the objects it was made with (a ``steps`` set on a
+    handed-out schedule is never read again)."""
 
     program: Program
     steps: tuple[tuple[tuple[int, Any, Any, Any, Any, Any], ...], ...]
 
 
-_SCHEDULES: IdentityMemo[Schedule] = IdentityMemo(16)
+_SCHEDULES: IdentityMemo[Schedule] = IdentityMemo(16, kept_fields=True)
 
 
 def schedule(prog: Program) -> Schedule:
