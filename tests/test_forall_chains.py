@@ -17,7 +17,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import symverify as sv
-from symverify.parametric import Gadget, Param, ParametricError, PLayer, eq, ge, inp, ne, pred, tap, var
+from symverify.parametric import Gadget, Param, ParametricError, PLayer, eq, ge, inp, ite, ne, pred, tap, var
 
 i, q, N = var("i"), var("q"), var("N")
 _COPY = (PLayer(b1=1, h=(tap(0),), mode="causal"),)  # output cell = input cell
@@ -56,6 +56,8 @@ _CHAINS = {
         (ne(i, 0) | P(i, q)) & (~P(i, q) | Q((i + 1) % N, q)) & (~Q(i, q) | P((i + 1) % N, q)), eq(i, 2) & ~P(i, q), 3),
     "P(i) of one argument → Q(i, 0) of two": ((Q(i, 0) | ~P(i)) & (P(i + 1) | ge(i + 1, N)), ge(i, 1) & ~Q(i, 0), 2),
     "P(i) of one argument → Q(i, 0, 1) of three": ((Q(i, 0, 1) | ~P(i)) & (P(i + 1) | ge(i + 1, N)), ge(i, 1) & ~Q(i, 0, 1), 2),
+    "read inside index expressions": ((ge(i + 1, N) | P(i + 1, q)) & (eq(ite(P(i, q), 1, 0), 1) | ~Q(i, q)) & (Q(i, q) | ~P(i, q)),
+                                      ge(i, 1) & eq(ite(Q(i, q), 1, 0), 0), 2),
 }
 
 
@@ -76,6 +78,13 @@ def test_a_wrong_spec_at_such_a_care_is_not_refuted_either(name: str) -> None:
     assume, care, lo = _CHAINS[name]
     r = sv.prove_forall(_copy(assume, care, lo=lo, spec=2 * inp(i, q)), timeout=120)
     assert r.verdict is sv.Verdict.UNKNOWN, r
+
+
+def test_a_where_a_chain_of_instances_forbids_is_unknown_not_proved() -> None:
+    """``where = P(0, 0)``: ``P`` at a row forces ``Q`` at the next, which ``assume`` forbids everywhere, so
+    no placement satisfies ``where`` at any size (``P(0, 0) → Q(1, 0)``, and ``¬Q(1, 0)``)."""
+    r = sv.prove_forall(_copy((~P(i, q) | ge(i + 1, N) | Q(i + 1, q)) & ~Q(i, q), lo=4, where=P(0, 0)), timeout=120)
+    assert r.verdict is sv.Verdict.UNKNOWN and "no placement of P, Q" in r.detail, r
 
 
 def test_an_entry_a_chain_of_instances_forbids_is_unknown_not_proved() -> None:
