@@ -46,6 +46,10 @@ restricted to ``N' ≤ 16, d' ≤ 4``, then to ``N', d' ≤ 128`` (``N'·d' ≤ 
 witness is small and can be rebuilt as a model); only when none exists there is the part's own
 witness taken (a proof implies both small searches are unsat, so they run only on the way to a
 refutation or an unknown).
+
+With placement predicates the existence checks take finitely many instances of ``assume``; a proof
+also needs a placement satisfying ``assume`` at every cell of some state, with ``care`` and ``entry``
+at a cell (:func:`_placement_found`; a chain of instances may forbid every one), else it is unknown.
 """
 
 from __future__ import annotations
@@ -1108,6 +1112,273 @@ def _completed(z3: Any, g: Gadget, params: dict[str, int], preds: Mapping[str, A
     return {name: _member(chosen, name) for name in preds}
 
 
+COMPLETION_SIZES = ((16, 4), (64, 64))
+"""The sizes at which :func:`_placement_found` completes a placement cell by cell, smallest first:
+``N' ≤ 16, d' ≤ 4``, then ``N', d' ≤ 64`` (at most 4096 cells, one instance of ``assume`` each). Beyond
+them only a placement constant but at finitely many points is tried (:func:`_finitely_changed`)."""
+_MAX_COMPLETIONS = 3
+"""The most parameter values :func:`_placement_found` tries at each stage (each bound of
+:data:`COMPLETION_SIZES`, then any size), per condition (``care``, ``entry``)."""
+
+
+def _placement_found(z3: Any, enc: _Enc, g: Gadget, names: list[str], solver: Callable[[], Any], base: list[Any],
+                     nn: Any, dd: Any, cell: list[Any], given: list[Any], care: Any, entry: Any | None,
+                     deadline: float) -> str | None:
+    """None when some parameter value in the ranges has a **placement satisfying ``assume`` at every
+    cell** of its state (and ``where``) with ``care`` at some cell and ``entry`` at some cell (one
+    placement for both, or one each); else why none was found (the caller's verdict is then unknown).
+
+    The existence checks of :func:`_decide` take the instances of ``assume`` at finitely many cells
+    (``given``): those show that some predicate satisfies them with ``care`` at a cell, not that it
+    extends to every cell. A chain of instances may forbid it — ``(Q(i, q) ∨ ¬P(i, q)) ∧ (P(i + 1, q) ∨
+    i + 1 ≥ N)`` forces ``P``, hence ``Q``, at every row from 1 on, and ``care = (i ≥ 1) ∧ ¬Q(i, q)`` holds
+    in no placement, while the instances at the cells ``care`` reads and at those reaching them allow
+    it. So a *candidate* is asked first: a model of ``given`` with the conditions at the cell ``(i, q)``
+    (all of them at one cell where it can, else the first one left), its state at most
+    :data:`COMPLETION_SIZES`, then of any size. Each candidate is extended to a placement either way:
+
+    * :func:`_finitely_changed`: a placement constant but at finitely many points, refined round by
+      round from the cells where ``assume`` fails, at any size;
+    * :func:`_complete_at` (states of at most 4096 cells): each predicate an unknown table, ``assume``
+      asserted at every cell of the state, the conditions at cells left free.
+
+    A candidate neither extends is blocked and another is asked, at most :data:`_MAX_COMPLETIONS`
+    per stage and condition; none left, or the time budget spent (no query starts after the deadline:
+    :class:`_DeadlineError`), the answer says what was tried."""
+    v = enc.vars
+    a0, ok_a = enc.cond(g.assume)
+    pending = {"care": care, **({"entry": entry} if entry is not None else {})}
+    tried: list[str] = []
+    blocked: dict[str, list[Any]] = {what: [] for what in pending}  # the candidates that did not extend
+    for bound in (*COMPLETION_SIZES, None):
+        fails = dict.fromkeys(pending, 0)
+        while pending:
+            what = next(iter(pending))
+            if fails[what] >= _MAX_COMPLETIONS:
+                break
+            small = [] if bound is None else [enc.le(nn, enc.const(bound[0])), enc.le(dd, enc.const(bound[1]))]
+            m, at = None, [what]
+            for group in ([list(pending), [what]] if len(pending) > 1 else [[what]]):
+                s = solver()
+                s.add(*cell, *given, *[pending[w] for w in group], *small, *blocked[what])
+                r = s.check()
+                if r == z3.sat:
+                    m, at = s.model(), group
+                    break
+                if r != z3.unsat:
+                    within = "" if bound is None else f" at N' ≤ {bound[0]}, d' ≤ {bound[1]}"
+                    tried.append(f"no candidate for {what}{within}: z3 {r}")
+            if m is None:
+                break
+            params = _assignment(z3, m, enc, names)
+            size = (m.eval(nn, model_completion=True).as_long(), m.eval(dd, model_completion=True).as_long())
+            cell_at = (m.eval(v["i"], model_completion=True).as_long(), m.eval(v["q"], model_completion=True).as_long())
+            got = at if _finitely_changed(z3, enc, g, params, size, cell_at, (a0, ok_a), {w: pending[w] for w in at}, base,
+                                          deadline) else []
+            if not got and bound is not None:
+                got = _complete_at(z3, enc, g, params, size, base, (a0, ok_a), {w: pending[w] for w in pending}, deadline)
+            for w in got:
+                pending.pop(w, None)
+            if what in pending:
+                fails[what] += 1
+                tried.append(f"{params} ({size[0]}×{size[1]})")
+                blocked[what].append(z3.Or(*[v[n] != enc.const(x) for n, x in params.items()]) if params else z3.BoolVal(False))
+        if not pending:
+            return None
+    preds = ", ".join(sorted(enc.preds)) or "none"
+    wants = " and ".join(f"{w} {g.care if w == 'care' else g.entry}" for w in pending)
+    return (f"no placement of {preds} satisfying assume {g.assume} at every cell with {wants} at some cell was found "
+            f"(parameter values tried: {'; '.join(tried) or 'none'}; completed cell by cell up to N' ≤ {COMPLETION_SIZES[-1][0]}, "
+            f"d' ≤ {COMPLETION_SIZES[-1][1]}, beyond as a constant placement changed at the points read): the instances of "
+            "assume at the cells the statement reads allow one, but a chain of its instances may forbid it")
+
+
+_MAX_ROUNDS = 8
+"""The most rounds :func:`_finitely_changed` refines its placement in (each one z3 query for the
+values, one for a cell where ``assume`` fails)."""
+
+
+def _finitely_changed(z3: Any, enc: _Enc, g: Gadget, params: dict[str, int], size: tuple[int, int],
+                      cell_at: tuple[int, int], assume: tuple[Any, Any], conds: Mapping[str, Any], base: list[Any],
+                      deadline: float) -> bool:
+    """Whether a placement constant except at finitely many points satisfies ``assume`` at every cell
+    of the state at ``params`` (of ``size``) and ``where``, with ``conds`` (z3 conditions over the
+    cell) at ``cell_at``; found at any size. Each predicate is ``Π_P(x) = b_x`` at the points ``x``
+    *noted*, ``d_P`` elsewhere (Booleans of z3). The formulas ``F`` the placement must satisfy
+    (``where`` and the sizes with the parameters put in, the conditions at ``cell_at``, the instances of
+    ``assume`` at the cells found below), with ``Π`` put for each predicate, are ground: z3 gives
+    values to the ``b`` and ``d`` (none: no such placement, where no point of ``F`` is left un-noted; else
+    every point of ``F`` is noted and the round is asked again). Then "``assume`` at every cell" with
+    those values is one quantifier-free query, the cell free: unsat is the claim; a cell where it fails
+    joins ``F`` (its points un-noted first, so the constants change before the points do). At most
+    :data:`_MAX_ROUNDS` rounds. What is accepted is then checked by the concrete interpretation:
+    ``where`` and the sizes, the conditions at ``cell_at`` and, on a state of at most 4096 cells,
+    ``assume`` at every cell (:func:`failing_cells`); beyond, "at every cell" rests on the z3
+    encoding of ``assume``, as the identity query does."""
+    v = enc.vars
+    fix = [(v[n], enc.const(x)) for n, x in params.items()]
+    names = {fn.get_id(): name for name, fn in enc.preds.items()}
+    a0, ok_a = assume
+    whole = z3.And(ok_a, a0)
+    nv, dv = size
+    rows_, cols_ = enc.ix(g.rows)[0], enc.ix(g.cols)[0]
+    here = [*fix, (v["i"], enc.const(cell_at[0])), (v["q"], enc.const(cell_at[1]))]
+    formulas = [z3.substitute(x, *fix) if fix else x for x in (*base, rows_ == enc.const(nv), cols_ == enc.const(dv))]
+    formulas += [z3.substitute(c, *here) for c in conds.values()]
+    noted: dict[tuple[str, tuple[int, ...]], Any] = {}
+    defaults = {name: z3.Bool(f"place!default!{name}") for name in enc.preds}  # not identifiers: no other constant has these names
+
+    def points(f: Any) -> Iterator[tuple[str, tuple[int, ...]]]:
+        """The points at which the ground formula ``f`` applies a predicate to values."""
+        for x in _subterms(z3, f):
+            name = names.get(x.decl().get_id()) if z3.is_app(x) else None
+            if name is not None:
+                args = [z3.simplify(a) for a in x.children()]
+                if all(z3.is_int_value(a) or z3.is_bv_value(a) for a in args):
+                    yield name, tuple(a.as_long() for a in args)
+
+    def note(fs: list[Any]) -> bool:
+        new = False
+        for f in fs:
+            for key in points(f):
+                if key not in noted:
+                    noted[key] = z3.Bool(f"place!{len(noted)}")
+                    new = True
+        return new
+
+    def placed(f: Any, value: Callable[[Any], Any]) -> Any:
+        """``f`` with each predicate ``Π`` (``value`` maps its Booleans to what is put for them)."""
+        bodies = []
+        for name, fn in enc.preds.items():
+            args = [z3.Var(k, fn.domain(k)) for k in range(fn.arity())]
+            body = value(defaults[name])
+            for (n, idx), b in noted.items():
+                if n == name:
+                    body = z3.If(z3.And(*[a == enc.const(x) for a, x in zip(args, idx)]), value(b), body)
+            bodies.append((fn, body))
+        return z3.substitute_funs(f, *bodies) if bodies else f
+
+    note(formulas)
+    fixed = z3.substitute(whole, *fix) if fix else whole
+    inside = [enc.le(enc.const(0), v["i"]), enc.le(enc.const(0), v["q"]), enc.lt(v["i"], enc.const(nv)), enc.lt(v["q"], enc.const(dv))]
+    for _ in range(_MAX_ROUNDS):
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise _DeadlineError("the time budget ran out while extending a placement to every cell")
+        s = z3.Solver()
+        s.set("timeout", _ms(left))
+        s.add(*[placed(f, lambda b: b) for f in formulas])
+        r = s.check()
+        if r != z3.sat:
+            if r == z3.unsat and note(formulas):  # the points of the cells found get values of their own
+                continue
+            return False
+        m = s.model()
+        values = {key: bool(z3.is_true(m.eval(b, model_completion=True))) for key, b in noted.items()}
+        consts = {name: bool(z3.is_true(m.eval(d, model_completion=True))) for name, d in defaults.items()}
+
+        def fixed_value(b: Any, m: Any = m) -> Any:
+            return z3.BoolVal(bool(z3.is_true(m.eval(b, model_completion=True))))
+
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise _DeadlineError("the time budget ran out while extending a placement to every cell")
+        s = z3.Solver()
+        s.set("timeout", _ms(left))
+        s.add(*inside, z3.Not(placed(fixed, fixed_value)))
+        r = s.check()
+        if r == z3.sat:  # a cell where assume fails: its instance joins the formulas
+            c = s.model()
+            at = [(v["i"], c.eval(v["i"], model_completion=True)), (v["q"], c.eval(v["q"], model_completion=True))]
+            formulas.append(z3.substitute(fixed, *at))
+            continue
+        if r != z3.unsat:
+            return False
+        place = {name: _valued(values, name, consts[name]) for name in enc.preds}
+        return _placement_checks(g, params, size, place, dict.fromkeys(conds, cell_at))
+    return False
+
+
+def _valued(values: Mapping[tuple[str, tuple[int, ...]], bool], name: str, default: bool) -> Callable[..., bool]:
+    """Predicate ``name`` as ``values`` gives it, ``default`` at the points it does not list."""
+    return lambda *idx: values.get((name, idx), default)
+
+
+def _complete_at(z3: Any, enc: _Enc, g: Gadget, params: dict[str, int], size: tuple[int, int], base: list[Any],
+                 assume: tuple[Any, Any], conds: Mapping[str, Any], deadline: float) -> list[str]:
+    """The names in ``conds`` (z3 conditions over the cell ``(i, q)``) for which a placement
+    satisfying ``assume`` at every cell of the state at ``params`` (of ``size`` rows and channels, with
+    ``where``: ``base``) has a cell where they hold: all of them in one placement, else the first alone
+    (:func:`_placement_found`). Each found placement is re-checked by the concrete interpretation; one
+    that does not check answers nothing."""
+    v = enc.vars
+    nv, dv = size
+    if nv * dv > COMPLETION_SIZES[-1][0] * COMPLETION_SIZES[-1][1]:
+        return []
+    fix = [(v[n], enc.const(x)) for n, x in params.items()]
+    a0, ok_a = assume
+    s = z3.Solver()
+    s.add(*[z3.substitute(x, *fix) if fix else x for x in base])
+    rows_, cols_ = (enc.ix(g.rows)[0], enc.ix(g.cols)[0])
+    s.add(*[z3.substitute(x, *fix) if fix else x for x in (rows_ == enc.const(nv), cols_ == enc.const(dv))])
+    whole = z3.And(ok_a, a0)
+    for r in range(nv):
+        if time.perf_counter() > deadline:
+            raise _DeadlineError("the time budget ran out while completing a placement at every cell")
+        for c in range(dv):
+            s.add(z3.substitute(whole, *fix, (v["i"], enc.const(r)), (v["q"], enc.const(c))))
+    at: dict[str, tuple[Any, Any]] = {}
+    targets: dict[str, Any] = {}
+    for what, cond in conds.items():
+        ci, cq = enc.fresh(f"place!{what}!i"), enc.fresh(f"place!{what}!q")  # not identifiers: no parameter has these names
+        at[what] = (ci, cq)
+        targets[what] = z3.And(enc.le(enc.const(0), ci), enc.le(enc.const(0), cq), enc.lt(ci, enc.const(nv)),
+                               enc.lt(cq, enc.const(dv)), z3.substitute(cond, *fix, (v["i"], ci), (v["q"], cq)))
+    names = list(conds)
+    for group in ([names, names[:1]] if len(names) > 1 else [names]):
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise _DeadlineError("the time budget ran out before completing a placement at every cell")
+        s.push()
+        s.set("timeout", _ms(left))
+        s.add(*[targets[w] for w in group])
+        r = s.check()
+        m = s.model() if r == z3.sat else None
+        s.pop()
+        if m is None:
+            continue
+        place = {name: _modelled(z3, m, enc, fn) for name, fn in enc.preds.items()}
+        cells = {w: (m.eval(at[w][0], model_completion=True).as_long(), m.eval(at[w][1], model_completion=True).as_long())
+                 for w in group}
+        if _placement_checks(g, params, size, place, cells):
+            return group
+    return []
+
+
+def _placement_checks(g: Gadget, params: dict[str, int], size: tuple[int, int], place: Mapping[str, Callable[..., bool]],
+                      at: Mapping[str, tuple[int, int]]) -> bool:
+    """Whether the placement ``place`` satisfies, by the concrete interpretation, ``where`` and the
+    state's ``size`` at ``params``, ``care`` / ``entry`` (``at``'s names) at their cells ``at`` and, on a
+    state of at most 4096 cells, ``assume`` at every cell (:func:`failing_cells`)."""
+    from symverify.kernel.parametric.concrete import failing_cells, read_once, sizes
+
+    try:
+        with predicates(read_once(place) or {}):
+            env, nv, dv = sizes(g, params)
+            if (nv, dv) != size or not all((g.care if w == "care" else g.entry).eval({**env, "i": r, "q": c})
+                                           for w, (r, c) in at.items()):
+                return False
+            small = nv * dv <= COMPLETION_SIZES[-1][0] * COMPLETION_SIZES[-1][1]
+            return not (small and failing_cells(g, env, nv, dv, first=True))
+    except ParametricError:
+        return False
+
+
+def _modelled(z3: Any, m: Any, enc: _Enc, fn: Any) -> Callable[..., bool]:
+    """The predicate ``fn`` as z3's model ``m`` interprets it, at every point."""
+    return lambda *idx: bool(z3.is_true(m.eval(fn(*[enc.const(x) for x in idx]), model_completion=True)))
+
+
 def _member(chosen: set[tuple[str, tuple[int, ...]]], name: str) -> Callable[..., bool]:
     """Predicate ``name`` holding exactly at the points ``chosen`` lists for it."""
     return lambda *idx: (name, idx) in chosen
@@ -1690,6 +1961,16 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
         return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=(
             f"the identity holds, but whether care and entry hold at some cell that assume allows is not decided: {why}; "
             "a statement about nothing is never proved"), seconds=time.perf_counter() - t0, stats=stats))
+    if has_preds and str(g.assume) != "true":
+        # the existence checks took the instances of assume at the cells the statement reads: a placement
+        # satisfying it at every cell is completed at a small size (a chain of instances may forbid care)
+        why = _placement_found(z3, enc, g, names, solver, base, nn, dd, cell, [*hyp, *hyp_offsets], care,
+                               None if str(g.entry) == "true" else enc.cond(g.entry)[0], deadline)
+        timings["placement"] = round(time.perf_counter() - t0, 3)
+        if why is not None:
+            return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=(
+                f"the identity holds, but {why}; a statement about no placement is never proved"),
+                seconds=time.perf_counter() - t0, stats=stats))
     return seal_outcome(ForallResult(g.name, exact_comparison(True), shown, seconds=time.perf_counter() - t0, stats=stats))
 
 
