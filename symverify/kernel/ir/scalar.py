@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import chain
 from numbers import Integral
 from typing import Any, TypeVar, Union, cast
 
@@ -335,11 +336,13 @@ def scalars_held(values: Iterable[object]) -> list[object]:
     except AttributeError:  # a slot deleted past the class: every value read as fields_now reads it
         slots, rest = [], odd
     out = [*odd, *slots]
-    coefficients: list[object] = []  # of the Syms' terms (their monomials are tuples of strs and ints)
-    for x in rest:
-        out.extend(fields_now(x))
-        if type(x) is Sym and type(x.terms) is tuple:
-            coefficients.extend([t[1] for t in x.terms if type(t) is tuple and len(t) == 2])
+    coefficients = _sym_coefficients(rest, out)
+    if coefficients is None:
+        coefficients = []  # of the Syms' terms (their monomials are tuples of strs and ints)
+        for x in rest:
+            out.extend(fields_now(x))
+            if type(x) is Sym and type(x.terms) is tuple:
+                coefficients.extend([t[1] for t in x.terms if type(t) is tuple and len(t) == 2])
     out.extend(coefficients)
     if {*map(type, coefficients)} <= {Fraction}:
         try:
@@ -354,6 +357,28 @@ def scalars_held(values: Iterable[object]) -> list[object]:
 
 
 _NUMERATOR_SLOT, _DENOMINATOR_SLOT = operator.attrgetter("_numerator"), operator.attrgetter("_denominator")
+_TERMS_SLOT, _COEFFICIENT = operator.attrgetter("terms"), operator.itemgetter(1)
+
+
+def _sym_coefficients(rest: list[object], out: list[object]) -> list[object] | None:
+    """The common case of :func:`scalars_held`'s loop over ``rest``, by C-level maps: every value a
+    :class:`Sym` itself with its ``terms`` slot set to a tuple of ``(monomial, coefficient)`` pairs.
+    Then each value's fields (:func:`~symverify.kernel.ir.memo.fields_now` of a ``Sym`` is its one
+    slot, ``(terms,)``) are appended to ``out`` and the terms' coefficients returned, as the loop
+    would; otherwise None, ``out`` untouched (the loop reads each value in turn)."""
+    if not rest or {*map(type, rest)} != {Sym}:
+        return None
+    try:
+        terms = list(map(_TERMS_SLOT, rest))  # the slot itself: the type is Sym, no subclass's property
+    except AttributeError:  # a slot deleted past the class
+        return None
+    if {*map(type, terms)} != {tuple}:
+        return None
+    pairs = list(chain.from_iterable(terms))
+    if not pairs or {*map(type, pairs)} != {tuple} or {*map(len, pairs)} != {2}:
+        return None
+    out.extend(terms)
+    return list(map(_COEFFICIENT, pairs))
 
 
 def _from_sympy_number(x: object, where: str) -> Scalar:
