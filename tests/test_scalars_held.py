@@ -71,3 +71,21 @@ def test_scalars_held_sees_every_value_field_and_coefficient(make) -> None:  # t
     if type(rest[1].terms) is tuple and len(rest[1].terms[0]) == 2:
         object.__setattr__(rest[1].terms[0][1], "_numerator", 5)  # a coefficient rewritten in place: its slot is new
         assert len(before) != len(scalars_held(rest)) or any(x is not y for x, y in zip(before, scalars_held(rest)))
+
+
+def test_a_deleted_terms_slot_is_a_clear_refusal_not_an_attribute_error() -> None:
+    """A ``Sym`` whose ``terms`` slot was deleted past its class (``object.__delattr__``) after a
+    first check: ``verify`` refuses the side naming the coefficient, and ``stats`` still answers."""
+    import symverify as sv
+    from symverify.errors import IRError
+    from symverify.kernel.ir.analysis import stats
+    from symverify.kernel.ir.circuit import Circuit, Gate
+
+    s = sym("a") * Fraction(1, 3)
+    c = Circuit(1, 1, (Gate.lin(0, s, 0, 0),), (1,))
+    assert sv.verify(c, c, method="exact").verdict.value == "proved"
+    object.__delattr__(s, "terms")
+    with pytest.raises(IRError, match="gate coefficient: Sym terms: expected a tuple"):
+        sv.verify(c, c, method="exact")
+    assert stats(c).depth == 1
+    assert scalars_held([s])[0] is s

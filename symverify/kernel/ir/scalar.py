@@ -341,8 +341,9 @@ def scalars_held(values: Iterable[object]) -> list[object]:
         coefficients = []  # of the Syms' terms (their monomials are tuples of strs and ints)
         for x in rest:
             out.extend(fields_now(x))
-            if type(x) is Sym and type(x.terms) is tuple:
-                coefficients.extend([t[1] for t in x.terms if type(t) is tuple and len(t) == 2])
+            terms = getattr(x, "terms", None) if type(x) is Sym else None  # a slot deleted past the class: none
+            if type(terms) is tuple:
+                coefficients.extend([t[1] for t in terms if type(t) is tuple and len(t) == 2])
     out.extend(coefficients)
     if {*map(type, coefficients)} <= {Fraction}:
         try:

@@ -305,7 +305,7 @@ def _coefficients(items: Iterable[object], what: str, where: str) -> None:
     for x in items:
         if type(x) is Sym:
             try:
-                check_sym_terms(x.terms)
+                check_sym_terms(getattr(x, "terms", None))  # a slot deleted past the class is no tuple of terms
             except IRError as e:
                 raise EncodingError(f"{where}: a {what}: {e} (a field set after construction?)") from None
         elif type(x) is not int and not is_canonical(x):
