@@ -341,7 +341,7 @@ def scalars_held(values: Iterable[object]) -> list[object]:
         if type(x) is Sym and type(x.terms) is tuple:
             coefficients.extend([t[1] for t in x.terms if type(t) is tuple and len(t) == 2])
     out.extend(coefficients)
-    if {*map(type, coefficients)} <= {Fraction}:
+    if _FRACTION_ID.issuperset(map(id, map(type, coefficients))):  # by identity (type_ids)
         try:
             out.extend([*map(_NUMERATOR_SLOT, coefficients), *map(_DENOMINATOR_SLOT, coefficients)])
             return out
@@ -539,7 +539,7 @@ def type_ids(*classes: type) -> frozenset[int]:
     return frozenset(map(id, classes))
 
 
-_INT_ID = type_ids(int)
+_INT_ID, _FRACTION_ID = type_ids(int), type_ids(Fraction)
 
 
 def all_int(xs: Iterable[object]) -> bool:
