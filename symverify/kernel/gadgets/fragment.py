@@ -34,6 +34,7 @@ from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import (
     Scalar,
+    all_int,
     as_index,
     as_scalar,
     is_bool,
@@ -42,6 +43,7 @@ from symverify.kernel.ir.scalar import (
     plain_index,
     plain_items,
     plain_str,
+    type_ids,
     unordered,
 )
 
@@ -307,9 +309,9 @@ def _cell_set(cells: object, where: str, inner_n: int, inner_d: int) -> CellSet:
     coordinate, or a cell outside the state raises :class:`IRError` (:class:`ShapeError`)."""
     if isinstance(cells, (Mapping, str, bytes)) or not hasattr(cells, "__iter__"):
         raise IRError(f"{where}: expected a collection of (row, col) cells, found {type(cells).__name__} {safe_repr(cells, 40)}")
-    if type(cells) in _PLAIN_COLLECTIONS and set(map(type, cells)) <= _TUPLE and set(map(len, cells)) <= _TWO:
+    if id(type(cells)) in _PLAIN_COLLECTIONS and _TUPLE.issuperset(map(id, map(type, cells))) and set(map(len, cells)) <= _TWO:
         rows, cols = zip(*cast(Iterable[tuple[int, int]], cells)) if cells else ((), ())
-        if (set(map(type, rows)) | set(map(type, cols))) <= _INT and (
+        if all_int(rows) and all_int(cols) and (
                 not cells or (min(rows) >= 0 and max(rows) < inner_n and min(cols) >= 0 and max(cols) < inner_d)):
             # every cell a tuple of two plain ints inside the state: the loop below would convert
             # nothing (as_index keeps an int) and find no cell outside, so the set is the cells as given
@@ -317,8 +319,8 @@ def _cell_set(cells: object, where: str, inner_n: int, inner_d: int) -> CellSet:
     return _cell_set_checked(cells, where, inner_n, inner_d)
 
 
-_PLAIN_COLLECTIONS = frozenset({frozenset, set, tuple, list})  # iterated more than once: only these exact types
-_TUPLE, _TWO, _INT = frozenset({tuple}), frozenset({2}), frozenset({int})
+_PLAIN_COLLECTIONS = type_ids(frozenset, set, tuple, list)  # iterated more than once: only these exact types
+_TUPLE, _TWO = type_ids(tuple), frozenset({2})  # classes by identity (type_ids)
 
 
 def _cell_set_checked(cells: Iterable[object], where: str, inner_n: int, inner_d: int) -> CellSet:

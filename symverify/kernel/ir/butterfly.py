@@ -39,6 +39,7 @@ from symverify.ir import limits
 from symverify.ir.bigint import safe_repr, show_int
 from symverify.kernel.ir.scalar import (
     Scalar,
+    all_int,
     as_index,
     as_scalar,
     is_zero,
@@ -119,18 +120,12 @@ def _add(a: Scalar, b: Scalar) -> Scalar:
     return b if is_zero(a) else (a if is_zero(b) else a + b)
 
 
-_ONLY_INT = frozenset({int}).issuperset
-
-
 def _diagonal(diag: object, name: str) -> tuple[object, ...]:
     """A factor's diagonal as a tuple, read in order: a mapping (iterating it gives its keys), a set
     (no order), a str or bytes (characters) or no iterable at all is refused."""
     if unordered(diag):
         raise IRError(f"butterfly factor {name}: expected a sequence of entries in order, found {type(diag).__name__}")
     return tuple(plain_items(diag))  # type: ignore[arg-type]  # a subclass as the items it stores
-"""``_ONLY_INT(map(type, xs))``: every ``x`` is exactly an ``int`` (``all(type(x) is int ...)`` in C)."""
-
-
 def _row(x: object) -> bool:
     """``x`` is a sequence read in order: not a str or bytes (its characters); a numpy array of one
     dimension counts (its rows and entries are read in order)."""
@@ -215,9 +210,9 @@ class ButterflyFactor:
                 diag = _diagonal(diag, name)
             if len(diag) != half:
                 raise ShapeError(f"butterfly factor {name}: expected {half} entries (size/2), found {len(diag)}")
-            if not _ONLY_INT(map(type, diag)):  # plain ints are already canonical scalars
+            if not all_int(diag):  # plain ints are already canonical scalars
                 diag = tuple(as_scalar(v, f"butterfly factor (stride {self.stride}) {name}[{m}]") for m, v in enumerate(diag))
-                ints = ints and _ONLY_INT(map(type, diag))  # a numpy integer or a Fraction n/1 canonicalizes to an int
+                ints = ints and all_int(diag)  # a numpy integer or a Fraction n/1 canonicalizes to an int
             object.__setattr__(self, name, diag)
         object.__setattr__(self, "all_int", ints)
 

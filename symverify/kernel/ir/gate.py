@@ -11,7 +11,16 @@ from enum import Enum
 
 from symverify.errors import IRError
 from symverify.ir.bigint import field_repr, safe_repr, show_int
-from symverify.kernel.ir.scalar import Scalar, as_index, as_scalar, is_canonical, plain_items, show_scalar, unordered
+from symverify.kernel.ir.scalar import (
+    Scalar,
+    all_int,
+    as_index,
+    as_scalar,
+    is_canonical,
+    plain_items,
+    show_scalar,
+    unordered,
+)
 
 __all__ = ["Op", "Gate"]
 
@@ -26,9 +35,6 @@ class Op(str, Enum):
 
 _ARITY = {Op.CONST: (0, 1), Op.LIN: (2, 2), Op.MUL: (2, 0)}
 _COEFF_NAMES = {Op.CONST: ("value",), Op.LIN: ("alpha", "beta"), Op.MUL: ()}
-
-
-_INT = {int}
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +56,7 @@ class Gate:
         and the range of node ids are checked by the :class:`Circuit` that holds the gate."""
         a = self.args
         if (type(a) is tuple and type(self.coeffs) is tuple
-                and ((len(a) == 2 and type(a[0]) is int and type(a[1]) is int) or {*map(type, a)} <= _INT)
+                and ((len(a) == 2 and type(a[0]) is int and type(a[1]) is int) or all_int(a))
                 and all(map(is_canonical, self.coeffs))):
             return  # already normal (plain int node ids; an int, a Sym, a Fraction in lowest terms as coefficients)
         names = _COEFF_NAMES.get(self.op, ()) if isinstance(self.op, Op) else ()

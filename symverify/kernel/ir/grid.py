@@ -34,6 +34,7 @@ from symverify.ir.bigint import field_repr, safe_repr, show_int
 from symverify.kernel.ir.cellarray import CellArray, refuse_masked
 from symverify.kernel.ir.scalar import (
     Scalar,
+    all_int,
     as_index,
     as_scalar,
     is_canonical,
@@ -426,7 +427,7 @@ class _ByContent(Generic[_V]):
         hit = self._entries.get(key)
         if hit is not None and hit[0] is rects and hit[1] is fill and not hit[2]:
             return hit[3]  # the very tuple of plain ints it was computed from (a tuple and an int cannot change)
-        if type(fill) is int and (type(rects) is not tuple or set(map(type, map(_VALUE, rects))) <= _INT):
+        if type(fill) is int and (type(rects) is not tuple or all_int(map(_VALUE, rects))):
             held: list[object] = []  # plain ints only: nothing that can change in place
         else:
             held = scalars_held([fill, *map(_VALUE, rects)] if type(rects) is tuple else [fill])
@@ -441,7 +442,6 @@ class _ByContent(Generic[_V]):
         return value
 
 
-_INT = frozenset({int})
 _CELLS: _ByContent[dict[tuple[int, int], Scalar]] = _ByContent(4096)
 _COUNTS: _ByContent[int] = _ByContent(4096)
 

@@ -24,7 +24,7 @@ from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, safe_repr, show_rational
 from symverify.kernel.ir.memo import fields_now
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number", "plain_resource", "number_table", "plain_index", "scalars_held"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number", "plain_resource", "number_table", "plain_index", "scalars_held", "type_ids", "all_int"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -345,7 +345,7 @@ def scalars_held(values: Iterable[object]) -> list[object]:
             if type(terms) is tuple:
                 coefficients.extend([t[1] for t in terms if type(t) is tuple and len(t) == 2])
     out.extend(coefficients)
-    if {*map(type, coefficients)} <= {Fraction}:
+    if _FRACTION_ID.issuperset(map(id, map(type, coefficients))):  # by identity (type_ids)
         try:
             out.extend([*map(_NUMERATOR_SLOT, coefficients), *map(_DENOMINATOR_SLOT, coefficients)])
             return out
@@ -552,6 +552,26 @@ def number_table(table: object, what: str) -> dict[str, int | Fraction | float]:
 
 
 _T = TypeVar("_T")
+
+
+def type_ids(*classes: type) -> frozenset[int]:
+    """The identities of ``classes``, for a test of an object's exact class by identity:
+    ``id(type(x)) in type_ids(A, B)``, ``type_ids(int).issuperset(map(id, map(type, xs)))`` (C-level).
+    A test over the classes themselves (``type(x) in {A, B}``, ``type(x) in (A, B)``,
+    ``set(map(type, xs)) <= {int}``, ``TABLE[type(x)]``) uses ``==`` and hash, which a metaclass
+    defines: a class whose metaclass compares and hashes equal to ``int`` passes for ``int`` there.
+    An identity cannot be made equal to another (the classes named live as long as their modules,
+    so their ids are never reused)."""
+    return frozenset(map(id, classes))
+
+
+_INT_ID, _FRACTION_ID = type_ids(int), type_ids(Fraction)
+
+
+def all_int(xs: Iterable[object]) -> bool:
+    """Every item of ``xs`` is exactly an ``int``, its class compared by identity (:func:`type_ids`),
+    in C: ``all(type(x) is int for x in xs)``."""
+    return _INT_ID.issuperset(map(id, map(type, xs)))
 
 
 def plain_str(x: _T) -> _T:

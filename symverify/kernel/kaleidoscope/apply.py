@@ -29,7 +29,7 @@ from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, pair_index
-from symverify.kernel.ir.scalar import Scalar, as_index, is_bool, is_zero, param_names, unordered
+from symverify.kernel.ir.scalar import Scalar, all_int, as_index, is_bool, is_zero, param_names, unordered
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.semantics.rings import AffineRing, Ring, ScalarRing
 
@@ -100,9 +100,6 @@ _CACHED_UP_TO = 64
 """The largest factor size whose ring-free plan :func:`_plan` keeps on the factor (``_plan_cache``):
 small factors are the ones shared among many products; a large factor's plan (up to ``N/2`` pairs)
 is not kept alive with it."""
-
-
-_ONLY_INT = frozenset({int}).issuperset
 
 
 class _Kept:
@@ -314,7 +311,7 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None
             raise ShapeError(f"applying a butterfly product: expected a vector (a sequence of values), found {type(x).__name__}")
         _, length = _io(obj, len(x), full)
         vals = list(x)
-        if exact and not _ONLY_INT(map(type, vals)):
+        if exact and not all_int(vals):
             vals = [_exact_entry(v, i) for i, v in enumerate(vals)]
             label = next(((i, v) for i, v in enumerate(vals) if isinstance(v, str)), None)
             if label is not None:

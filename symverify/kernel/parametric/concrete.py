@@ -47,7 +47,7 @@ from symverify.ir.bigint import safe_repr, show_int
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
 from symverify.kernel.ir.memo import IdentityMemo, fields_now
-from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_canonical, is_zero, sym
+from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_canonical, is_zero, sym, type_ids
 from symverify.kernel.parametric.bulk import _LIMIT as _INT64_EXACT
 from symverify.kernel.parametric.bulk import CellSet, Placement
 from symverify.kernel.parametric.expr import (
@@ -114,7 +114,7 @@ def _member_reader(fams: Families | None, name: str) -> Callable[[tuple[int, ...
             raise
         except Exception as e:
             raise ParametricError(f"family {name} at {idx}: the callable raised {type(e).__name__}: {safe_repr(str(e), 120)}") from e
-        if type(v) in _AS_GIVEN:  # kept as given (a bias grid stores what it is given)
+        if id(type(v)) in _AS_GIVEN:  # kept as given (a bias grid stores what it is given)
             return v
         try:
             return as_scalar(v, f"family {name} at {idx}")
@@ -172,7 +172,7 @@ def _input(v: Any, r: int, c: int, where: str) -> Scalar:
     (:func:`_family`: an int or ``Sym`` as it is, anything else, a ``Fraction`` too, through :func:`as_scalar`);
     a float (numpy's too: not an exact value), a bool or another type is a :class:`ParametricError`
     naming the cell and what was found."""
-    if type(v) in _AS_GIVEN:
+    if id(type(v)) in _AS_GIVEN:
         return cast(Scalar, v)
     try:
         return as_scalar(v, f"{where}input cell ({r}, {c})")
@@ -312,7 +312,7 @@ _CUTS: IdentityMemo[tuple[tuple[object, ...], frozenset[int] | None]] = Identity
 """Room for the (expression, variable, sizes) of a compile: ``thm_h21_general``'s kaleidoscope compiles
 use 2 560. Each entry holds the expression's :func:`_held` snapshot it was computed from."""
 _PRED_FREE: IdentityMemo[tuple[tuple[object, ...], bool]] = IdentityMemo(512)
-_LEAVES = frozenset({int, str, Fraction, Sym})
+_LEAVES = type_ids(int, str, Fraction, Sym)
 """The values a node's field may hold, besides nodes and plain tuples, for its cut points to be kept
 (none of them changes under its identity in a way the cut points read: they never read a constant's value)."""
 _NODES = (IExpr, Cond, Value)
@@ -334,7 +334,7 @@ def _held(v: Value) -> tuple[object, ...] | None:
             todo.extend(x)  # a plain tuple's items never change: it is held by its node's snapshot
             continue
         if not isinstance(x, _NODES):
-            if type(x) in _LEAVES:
+            if id(type(x)) in _LEAVES:
                 continue
             return None
         if id(x) in seen:
@@ -343,7 +343,7 @@ def _held(v: Value) -> tuple[object, ...] | None:
         fields = fields_now(x)
         out.append(x)
         out.extend(fields)
-        todo.extend(f for f in fields if type(f) not in _LEAVES)
+        todo.extend(f for f in fields if id(type(f)) not in _LEAVES)
     return tuple(out)
 
 
@@ -420,7 +420,7 @@ _BULK_LIMIT = _INT64_EXACT
 """The largest ``N'`` and ``d'`` whose blocks are evaluated in bulk (their bounds are int64 arrays, exact
 below ``2^62``: numpy raised ``OverflowError`` on a state of ``2^63`` rows); a larger state's few blocks are
 evaluated one by one."""
-_AS_GIVEN = (int, Sym)
+_AS_GIVEN = type_ids(int, Sym)  # by identity (type_ids)
 """The values a family member or an input cell is taken as given: a ``Fraction`` is read through
 ``as_scalar`` (its numerator and denominator may be numpy integers, or not in lowest terms)."""
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import plain_fields, plain_int, plain_str
+from symverify.kernel.ir.scalar import plain_fields, plain_int, plain_str, type_ids
 from symverify.kernel.parametric.expr import (
     MAX_NESTING,
     MAX_NODES,
@@ -174,6 +174,8 @@ class PLayer:
 _NODE_TYPES = frozenset({Lit, Var, Bin, Ite, Cmp, BoolOp, Not, Pred, Num, Inp, Fam, VSum, VProd, VIf, Tap, PLayer})
 """The classes a gadget's expressions and layers are made of (:meth:`Gadget._nodes`); no subclass."""
 NODE_TYPES = _NODE_TYPES
+_NODE_IDS = type_ids(*_NODE_TYPES)
+"""Their identities: a node's class is tested by identity (:func:`~symverify.kernel.ir.scalar.type_ids`)."""
 
 _FIELD_KINDS: dict[type, tuple[tuple[str, type], ...]] = {
     Ite: (("cond", Cond), ("a", IExpr), ("b", IExpr)),
@@ -192,12 +194,13 @@ does not check it (``Ite(cond, a, b)``, ``Tap(guard, src, value)`` … built dir
 :func:`~symverify.kernel.parametric.expr.ite` or :func:`tap`): a plain ``0`` where an index
 expression belongs was read as no variable by the checks and then crashed ``instantiate``.
 ``Lit``, ``Var``, ``Bin``, ``BoolOp``, ``Num`` and ``PLayer`` check their own fields."""
+_FIELD_KINDS_BY_ID = {id(k): v for k, v in _FIELD_KINDS.items()}  # read by the class's identity (type_ids)
 _KIND_NAMES: dict[type, str] = {IExpr: "an index expression", Cond: "a condition", Value: "a value expression"}
 
 
 def _ill_typed(x: object) -> str | None:
     """What is wrong with the fields of node ``x`` (:data:`_FIELD_KINDS`), or None."""
-    for fname, kind in _FIELD_KINDS.get(type(x), ()):
+    for fname, kind in _FIELD_KINDS_BY_ID.get(id(type(x)), ()):
         y = getattr(x, fname)
         for k, item in enumerate(y) if isinstance(y, tuple) else ((None, y),):
             if not isinstance(item, kind):
@@ -297,7 +300,7 @@ class Gadget:
                 raise ParametricError(f"gadget {self.name} {what}: expressions nested {depth} deep, more than MAX_NESTING = "
                                       f"{MAX_NESTING} (every walk over them recurses; sums and &/| chains stay flat)")
         for x in self._nodes():
-            if type(x) not in _NODE_TYPES:
+            if id(type(x)) not in _NODE_IDS:
                 # each interpretation reads the nodes its own way (the z3 encoding caches them by ==
                 # and hash): a subclass of Var equal to another variable was encoded as that one
                 raise ParametricError(f"gadget {self.name}: expected the parametric language's own node classes, found "

@@ -67,7 +67,7 @@ from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.circuit import _check as check_circuit
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo, checked_scope, fields_now, forget, set_validator
-from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical, scalars_held
+from symverify.kernel.ir.scalar import Scalar, Sym, all_int, is_canonical, scalars_held, type_ids
 from symverify.kernel.ir.scalar import _check_terms as check_sym_terms
 from symverify.kernel.semantics.straightline import program
 
@@ -143,18 +143,16 @@ def _ints(values: Sequence[int]) -> bytes:
         return b"W" + _u64(len(values)) + b"".join(_int(v) for v in values)
 
 
-_INT_ONLY = frozenset({int})
-_INT_ID = frozenset({id(int)})  # a type's identity: a metaclass's == and hash cannot make another class int
 _NUMERATOR, _DENOMINATOR = attrgetter("numerator"), attrgetter("denominator")
 
 
 def _int64_rationals(values: Sequence[Scalar]) -> tuple[array, array] | None:
     """Numerators and denominators as int64 arrays, or None when a value is a symbol or does not fit.
     Values that are all plain ``int`` (most weights and diagonals) are their own numerators, over 1."""
-    kinds = set(map(type, values))
     try:
-        if kinds <= _INT_ONLY:
+        if all_int(values):  # classes by identity (type_ids)
             return array("q", values), array("q", [1]) * len(values)
+        kinds = set(map(type, values))
         if any(issubclass(k, Sym) for k in kinds):
             return None
         # int and Fraction both answer numerator and denominator: read in C (a Python loop over the
@@ -203,7 +201,7 @@ def _scalar_runs(runs: Sequence[Sequence[Scalar]], int_runs: Iterable[bool] | No
     ones = 0  # the denominators 1 of the int runs since the last other run, written in one part
     try:
         for run, known in zip(runs, repeat(False) if int_runs is None else int_runs):
-            if known or _ONLY_INT(map(type, run)):
+            if known or all_int(run):
                 nums.append(struct.pack(f"<{len(run)}q", *run))
                 ones += len(run)
                 continue
@@ -223,7 +221,6 @@ def _scalar_runs(runs: Sequence[Sequence[Scalar]], int_runs: Iterable[bool] | No
 _SHORT_RUN = 64
 """The average run length below which :func:`_scalar_runs` writes the flat list (measured: the two
 ways cost the same at about 64 entries a run; 2× apart at 4, 2.7× at 1024, in favour of the runs)."""
-_ONLY_INT = _INT_ONLY.issuperset
 _LE_ONE = (1).to_bytes(8, "little")
 
 
@@ -421,7 +418,7 @@ def _factor_form(f: ButterflyFactor, where: str) -> None:
         if type(d) is not tuple or len(d) != half:
             raise IRError(f"{where}: expected {name} a tuple of {half} entries (size/2), found {type(d).__name__} of "
                           f"{len(d) if hasattr(d, '__len__') else '?'} (a field set after construction?)")
-        if not _INT_ID.issuperset(map(id, map(type, d))):  # C-level, by identity: most diagonals are plain ints
+        if not all_int(d):  # C-level, by identity: most diagonals are plain ints
             ints = False
             _coefficients(d, f"{name} entry", where)
     if f.all_int is not ints:
@@ -741,7 +738,7 @@ def _digest(obj: Side, write: Callable[[Sink, Any], None]) -> bytes:
     if hit is not None:
         return hit
     h = hashlib.sha256(DOMAIN)
-    h.update(_str(_KINDS[type(obj)]))
+    h.update(_str(_own(_KINDS, obj)))
     write(h, obj)
     return _RECENT.put(obj, h.digest())
 
@@ -822,6 +819,7 @@ def tree_digest(kind: str, root: object, nodes: Collection[type]) -> str:
     :class:`EncodingError` naming its type."""
     out: list[bytes] = []
     todo: list[object] = [root]
+    node_ids = type_ids(*nodes)  # a node's class by identity: one equal to a node class (a metaclass's ==) is none
     while todo:
         x = todo.pop()
         t = type(x)
@@ -839,7 +837,7 @@ def tree_digest(kind: str, root: object, nodes: Collection[type]) -> str:
             pairs = sorted(x.items(), key=lambda kv: kv[0])
             out.append(b"M" + _u64(len(pairs)))
             todo.extend(reversed([y for kv in pairs for y in kv]))
-        elif t in nodes:
+        elif id(t) in node_ids:
             names = [f.name for f in dataclasses.fields(cast(Any, x))]
             out.append(b"D" + _str(t.__qualname__) + _u64(len(names)))
             todo.extend(reversed([getattr(x, n) for n in names]))

@@ -442,9 +442,9 @@ def _answered(answer: Any, a: int, b: int) -> list[StageOutcome] | str:
     here: :func:`~symverify.kernel.provers.compositional.combine` raised ``ProverError`` (or an
     ``AttributeError`` escaped) on some of them, and no such answer is evidence."""
     where = f"stages [{a}, {b}) ran as a Dask task"
-    if type(answer) in (tuple, list) and len(answer) == 2 and not (type(answer[0]) is str and answer[0] == __version__):
+    if (type(answer) is tuple or type(answer) is list) and len(answer) == 2 and not (type(answer[0]) is str and answer[0] == __version__):
         answer = (answer[0], None, answer[1])  # (version, outcomes) of a worker before builds: named by its version
-    if type(answer) not in (tuple, list) or len(answer) != 3:
+    if not (type(answer) is tuple or type(answer) is list) or len(answer) != 3:
         return (f"{where} whose answer is malformed: expected (version, build, outcomes), found "
                 f"{safe_repr(answer, 60)}; the check did not finish")
     version, build, part = answer
