@@ -1319,27 +1319,21 @@ def _fail(message: str) -> int:
 
 
 def _say(line: str) -> None:
-    """``line`` on standard error, never raising: a standard error that is closed (``2>&-``; Python
-    then has none, and ``print`` would write to standard output) or cannot take it (a full disk) is
-    left silent and pointed at the null device, so the exit code alone says what happened. An error
-    raised here was Python's exit code 1, which ``verify`` uses for *refuted*."""
-    stream = sys.stderr
-    if stream is None:
-        return
-    try:
-        print(line, file=stream, flush=True)
-    except (OSError, ValueError):
-        _to_devnull(stream)
+    """``line`` on standard error, never raising (:func:`symverify.scripts.whole_file.warn`): a standard
+    error that is closed (``2>&-``; Python then has none, and ``print`` would write to standard output) or
+    cannot take it (a full disk) is left silent and pointed at the null device, so the exit code alone
+    says what happened. An error raised here was Python's exit code 1, which ``verify`` uses for *refuted*."""
+    from symverify.scripts.whole_file import warn
+
+    warn(line)
 
 
 def _to_devnull(stream: Any) -> None:
-    """Point ``stream``'s file descriptor at the null device, so what is left in it (Python's flush at exit) goes nowhere."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, stream.fileno())
-        finally:
-            os.close(devnull)
+    """Point ``stream``'s file descriptor at the null device (:func:`symverify.progress.stream_to_devnull`),
+    so what is left in it (Python's flush at exit) goes nowhere."""
+    from symverify.progress import stream_to_devnull
+
+    stream_to_devnull(stream)
 
 
 def _out(text: str, stream: Any = None) -> None:
