@@ -44,7 +44,7 @@ for st in lf.stages:
 # ## 2. A linear stage as a kaleidoscope matrix (Theorem H.19 via Dao et al. Theorem 3)
 
 # %%
-stage = next(st for st in lf.stages if type(st).__name__ == "LinearStage" and st.nnz() > len(st.outputs))
+stage = next(st for st in lf.stages if type(st).__name__ == "LinearStage" and sum(map(len, st.rows)) > len(st.outputs))
 rows = [[0] * len(stage.inputs) for _ in stage.outputs]
 for r, row in enumerate(stage.rows):
     for slot, coeff in row:
