@@ -35,6 +35,7 @@ from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import (
     Scalar,
     all_int,
+    all_of,
     as_index,
     as_scalar,
     is_bool,
@@ -309,7 +310,7 @@ def _cell_set(cells: object, where: str, inner_n: int, inner_d: int) -> CellSet:
     coordinate, or a cell outside the state raises :class:`IRError` (:class:`ShapeError`)."""
     if isinstance(cells, (Mapping, str, bytes)) or not hasattr(cells, "__iter__"):
         raise IRError(f"{where}: expected a collection of (row, col) cells, found {type(cells).__name__} {safe_repr(cells, 40)}")
-    if id(type(cells)) in _PLAIN_COLLECTIONS and _TUPLE.issuperset(map(id, map(type, cells))) and set(map(len, cells)) <= _TWO:
+    if id(type(cells)) in _PLAIN_COLLECTIONS and all_of(tuple, cells) and set(map(len, cells)) <= _TWO:
         rows, cols = zip(*cast(Iterable[tuple[int, int]], cells)) if cells else ((), ())
         if all_int(rows) and all_int(cols) and (
                 not cells or (min(rows) >= 0 and max(rows) < inner_n and min(cols) >= 0 and max(cols) < inner_d)):
@@ -320,7 +321,7 @@ def _cell_set(cells: object, where: str, inner_n: int, inner_d: int) -> CellSet:
 
 
 _PLAIN_COLLECTIONS = type_ids(frozenset, set, tuple, list)  # iterated more than once: only these exact types
-_TUPLE, _TWO = type_ids(tuple), frozenset({2})  # classes by identity (type_ids)
+_TWO = frozenset({2})
 
 
 def _cell_set_checked(cells: Iterable[object], where: str, inner_n: int, inner_d: int) -> CellSet:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import chain
+from itertools import chain, repeat
 from numbers import Integral
 from typing import Any, TypeVar, Union, cast
 
@@ -24,7 +24,7 @@ from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, safe_repr, show_rational
 from symverify.kernel.ir.memo import fields_now
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number", "plain_resource", "number_table", "plain_index", "scalars_held", "type_ids", "all_int"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number", "plain_resource", "number_table", "plain_index", "scalars_held", "type_ids", "all_of", "all_int"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -345,7 +345,7 @@ def scalars_held(values: Iterable[object]) -> list[object]:
             if type(terms) is tuple:
                 coefficients.extend([t[1] for t in terms if type(t) is tuple and len(t) == 2])
     out.extend(coefficients)
-    if _FRACTION_ID.issuperset(map(id, map(type, coefficients))):  # by identity (type_ids)
+    if all_of(Fraction, coefficients):  # by identity
         try:
             out.extend([*map(_NUMERATOR_SLOT, coefficients), *map(_DENOMINATOR_SLOT, coefficients)])
             return out
@@ -565,13 +565,18 @@ def type_ids(*classes: type) -> frozenset[int]:
     return frozenset(map(id, classes))
 
 
-_INT_ID, _FRACTION_ID = type_ids(int), type_ids(Fraction)
+
+
+def all_of(kind: type, xs: Iterable[object]) -> bool:
+    """Every item of ``xs`` is exactly of class ``kind``, compared by identity, in C:
+    ``all(type(x) is kind for x in xs)`` (no ``id`` object made per item, unlike a test over
+    :func:`type_ids`, which costs about twice as much on long lists)."""
+    return all(map(operator.is_, map(type, xs), repeat(kind)))
 
 
 def all_int(xs: Iterable[object]) -> bool:
-    """Every item of ``xs`` is exactly an ``int``, its class compared by identity (:func:`type_ids`),
-    in C: ``all(type(x) is int for x in xs)``."""
-    return _INT_ID.issuperset(map(id, map(type, xs)))
+    """Every item of ``xs`` is exactly an ``int``, its class compared by identity (:func:`all_of`)."""
+    return all(map(operator.is_, map(type, xs), repeat(int)))
 
 
 def plain_str(x: _T) -> _T:

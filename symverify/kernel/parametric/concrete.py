@@ -47,7 +47,18 @@ from symverify.ir.bigint import safe_repr, show_int
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
 from symverify.kernel.ir.memo import IdentityMemo, fields_now
-from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_canonical, is_zero, sym, type_ids
+from symverify.kernel.ir.scalar import (
+    Scalar,
+    Sym,
+    all_int,
+    all_of,
+    as_index,
+    as_scalar,
+    is_canonical,
+    is_zero,
+    sym,
+    type_ids,
+)
 from symverify.kernel.parametric.bulk import _LIMIT as _INT64_EXACT
 from symverify.kernel.parametric.bulk import CellSet, Placement
 from symverify.kernel.parametric.expr import (
@@ -577,9 +588,9 @@ def _cells(g: Gadget, name: str, cells: AbstractSet[Any]) -> CellSet:
     # cells): every member exactly a tuple of n members, each exactly an int (a bool or an int
     # subclass fails, as below), all in [0, 2^WIDTH); the loop then only finds the first bad member
     # the types by identity: a class whose metaclass hashes and compares equal to int is no int
-    if set(map(id, map(type, members))) <= {id(tuple)} and set(map(len, members)) <= {n}:
+    if all_of(tuple, members) and set(map(len, members)) <= {n}:
         flat = list(itertools.chain.from_iterable(members))
-        if set(map(id, map(type, flat))) <= {id(int)} and (not flat or (min(flat) >= 0 and max(flat) < 1 << WIDTH)):
+        if all_int(flat) and (not flat or (min(flat) >= 0 and max(flat) < 1 << WIDTH)):
             return CellSet(members)
     for x in members:
         if not (type(x) is tuple and len(x) == n and all(type(k) is int and 0 <= k < 1 << WIDTH for k in x)):

@@ -236,7 +236,10 @@ def _exact(items: Iterable[object], classes: tuple[type, ...], what: str, where:
     the IR's own classes, and a subclass may evaluate otherwise than those fields say (a ``Grid``
     whose ``nonzero`` is not its rectangles, an ``int`` whose ``*`` lies about ``n·d``), so a side
     holding one has no encoding."""
-    for kind in {id(k): k for k in map(type, items)}.values():  # by identity: a metaclass's == or hash could
+    kinds = list(map(type, items))
+    if len(classes) == 1 and all(map(is_, kinds, repeat(classes[0]))):  # the common case, in C (by identity)
+        return
+    for kind in {id(k): k for k in kinds}.values():  # by identity: a metaclass's == or hash could
         if not any(kind is c for c in classes):  # make another class equal to one of the IR's (in a set too)
             raise EncodingError(f"{where}: expected every {what} of type {' or '.join(c.__name__ for c in classes)} "
                                 f"exactly, found an instance of {kind.__module__}.{kind.__qualname__} (a subclass may "
