@@ -38,15 +38,21 @@ def _squares(w: object) -> tuple[Circuit, Model, Certificate]:
     return c, model, cert
 
 
-def _ran_in_child(monkeypatch: pytest.MonkeyPatch, c: Circuit, m: Model, cert: Certificate) -> tuple[list[str], sv.Report]:
+def _spy_children(monkeypatch: pytest.MonkeyPatch, module: object) -> list[str]:
+    """What each call of ``module.run_limited`` (a check in the memory-limited child) says it runs."""
     seen: list[str] = []
-    real = certified.run_limited
+    real = module.run_limited  # type: ignore[attr-defined]
 
     def spy(*args: object, **kw: object) -> object:
         seen.append(str(kw.get("what")))
-        return real(*args, **kw)  # type: ignore[arg-type]
+        return real(*args, **kw)
 
-    monkeypatch.setattr(certified, "run_limited", spy)
+    monkeypatch.setattr(module, "run_limited", spy)
+    return seen
+
+
+def _ran_in_child(monkeypatch: pytest.MonkeyPatch, c: Circuit, m: Model, cert: Certificate) -> tuple[list[str], sv.Report]:
+    seen = _spy_children(monkeypatch, certified)
     return seen, sv.verify(c, m, certificate=cert, method="compositional", timeout=60)
 
 
@@ -107,14 +113,7 @@ def test_prove_fragment_checks_a_heavy_certificate_in_the_child(monkeypatch: pyt
     from symverify.kernel.provers import guard
     from symverify.kernel.provers.fragment import prove_fragment
 
-    seen: list[str] = []
-    real = guard.run_limited
-
-    def spy(*args: object, **kw: object) -> object:
-        seen.append(str(kw.get("what")))
-        return real(*args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(guard, "run_limited", spy)
+    seen = _spy_children(monkeypatch, guard)
     proof = prove_fragment(_heavy_fragment(1 << 4096), exact=False)  # type: ignore[arg-type]
     assert seen == ["the certificate check"]
     assert not proof.proved and "stage 0" in proof.failure
