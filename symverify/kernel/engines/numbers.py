@@ -19,7 +19,7 @@ from symverify.kernel.ir.analysis import params_of, reread_params
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.memo import IdentityMemo
-from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar
+from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, canonical
 from symverify.kernel.semantics.rings import FractionRing, ModRing
 
 __all__ = ["FloatNumbers", "ModNumbers", "Numbers", "float_numbers", "mod_numbers", "Converter", "cached", "check_params", "clear_cache"]
@@ -113,6 +113,8 @@ class Converter:
         self.fractional = False  # some bulk-read float weight is not an integer
 
     def __call__(self, x: Scalar) -> Any:
+        if type(x) is not int:  # keyed by the canonical form: an int subclass whose == and hash lie is read as its value
+            x = canonical(x, self.where)
         key = (type(x), x)
         if key not in self.cache:
             try:

@@ -145,7 +145,7 @@ class SpecBuilder:
 
     def const(self, value: object) -> int:
         v = as_scalar(value, "spec constant")
-        key = (type(v), v)
+        key = (type(v), v)  # sound: as_scalar's value is canonical (an exact int, Fraction of plain ints or Sym; scalar.canonical)
         if key not in self._consts:
             self._consts[key] = self.emit(Gate(Op.CONST, (), (v,)))
         return self._consts[key]

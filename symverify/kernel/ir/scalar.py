@@ -24,7 +24,7 @@ from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, safe_repr, show_rational
 from symverify.kernel.ir.memo import fields_now
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number", "plain_resource", "number_table", "plain_index", "scalars_held", "type_ids", "all_of", "all_int"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number", "plain_resource", "number_table", "plain_index", "scalars_held", "type_ids", "all_of", "all_int"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -72,6 +72,18 @@ def is_canonical(x: object) -> bool:
         return False
     num, den = x.numerator, x.denominator  # type: ignore[attr-defined]  # each read once (properties)
     return type(num) is int and type(den) is int and den > 1 and math.gcd(num, den) == 1
+
+
+def canonical(x: object, where: str = "value") -> Scalar:
+    """``x`` when it is canonical (:func:`is_canonical`), else :func:`as_scalar` of it (a refusal names
+    ``where``): the one form in which a value keys a cache as ``(type(x), x)``. Two such keys are
+    equal only when both values are of one class, ``int``, ``Fraction`` or :class:`Sym` (whose
+    metaclass is ``type``: classes compare and hash by identity), and equal as that class compares
+    them, reading plain ints and strs only. A key of any other class could take another value's
+    slot: a class whose metaclass compares and hashes equal to ``int``, an ``int`` subclass whose
+    ``__eq__`` and ``__hash__`` lie, or a ``Fraction`` of one; :func:`as_scalar` reads such a value as
+    the plain value it stores, or refuses it."""
+    return cast(Scalar, x) if is_canonical(x) else as_scalar(x, where)
 
 
 def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
@@ -292,7 +304,10 @@ def as_scalar(x: object, where: str = "value") -> Scalar:
     if isinstance(x, Sym):  # a subclass as the plain Sym of its stored terms (its methods may answer otherwise)
         return x if type(x) is Sym else Sym(_SYM_TERMS.__get__(x))
     if isinstance(x, Integral) and not isinstance(x, float) and type(x).__name__ != "timedelta64":
-        return int(x)  # not a float subclass registered as Integral (int() truncates), nor numpy's duration (a signedinteger)
+        try:
+            return int(x)  # not a float subclass registered as Integral (int() truncates), nor numpy's duration (a signedinteger)
+        except TypeError:  # no integer: a class that equals a registered one (its metaclass says so) passes isinstance
+            pass
     if isinstance(x, str):
         try:
             return parse_scalar(x, where)

@@ -27,7 +27,7 @@ from symverify.errors import LimitError, ShapeError
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.circuit import Circuit, Op
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, is_zero, plain_items, unordered
+from symverify.kernel.ir.scalar import Scalar, canonical, is_zero, plain_items, unordered
 from symverify.kernel.semantics.layer import Shape, run_layer, run_layers, run_model
 from symverify.kernel.semantics.rings import Ring
 
@@ -109,10 +109,14 @@ def check_input(u: Sequence[Sequence[Any]], n: int, d: int, what: str) -> Sequen
 
 
 def _columns(g: Grid, co: Callable[[Scalar], Any], dd: int) -> list[dict[int, Any]]:
-    """Nonzero entries of an N'×d' grid, per column: ``cols[q][i] = coerce(g[i, q])``."""
+    """Nonzero entries of an N'×d' grid, per column: ``cols[q][i] = coerce(g[i, q])``. Each distinct
+    value is coerced once, keyed by ``(type, value)`` of its canonical form (:func:`canonical`: a
+    grid's values are canonical; any other is read as the plain value it stores, or refused)."""
     cols: list[dict[int, Any]] = [{} for _ in range(dd)]
     cache: dict[Any, Any] = {}
     for (i, q), v in g.nonzero().items():
+        if type(v) is not int:
+            v = canonical(v, "grid value")
         key = (type(v), v)
         if key not in cache:
             cache[key] = co(v)

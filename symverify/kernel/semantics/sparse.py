@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 from symverify.deadline import CHECK_EVERY, Check
 from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.baseconv import Layer, Mode
+from symverify.kernel.ir.scalar import canonical
 from symverify.kernel.semantics.layer import Shape, run_layers
 from symverify.kernel.semantics.rings import Ring
 
@@ -88,10 +89,14 @@ class Projection(NamedTuple):
 
 
 def _by_column(g: Any, co: Callable[[Any], Any]) -> dict[int, list[tuple[int, Any]]]:
-    """The nonzero entries of a grid, per column ``q``: ``[(row, coerce(value)), ...]``."""
+    """The nonzero entries of a grid, per column ``q``: ``[(row, coerce(value)), ...]``. Each distinct
+    value is coerced once, keyed by ``(type, value)`` of its canonical form (:func:`canonical`: a
+    grid's values are canonical; any other is read as the plain value it stores, or refused)."""
     out: dict[int, list[tuple[int, Any]]] = {}
     ring_values: dict[tuple[type, Any], Any] = {}
     for (r, q), v in g.nonzero().items():
+        if type(v) is not int:
+            v = canonical(v, "grid value")
         key = (type(v), v)
         x = ring_values.get(key)
         if x is None:
@@ -122,9 +127,13 @@ class SparseArithmetic:
         return self.coerce(1)
 
     def coerce(self, x: Any) -> Any:
-        """``ring.coerce(x)``, once per distinct number (a symbol every time)."""
-        if type(x) is not int and type(x) is not Fraction:
-            return self.ring.coerce(x)
+        """``ring.coerce(x)``, once per distinct number (a symbol every time). A number is keyed by
+        ``(type, value)`` of its canonical form (:func:`canonical`), so a ``Fraction`` of an ``int``
+        subclass whose ``==`` and hash lie never takes another number's slot."""
+        if type(x) is not int:
+            if type(x) is not Fraction:
+                return self.ring.coerce(x)
+            x = canonical(x)  # an int or a Fraction of plain ints
         key = (type(x), x)
         hit = self.consts.get(key)
         if hit is None:

@@ -33,7 +33,7 @@ from symverify.deadline import CHECK_EVERY, Check
 from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.memo import IdentityMemo
-from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.scalar import Scalar, canonical, is_zero
 
 __all__ = ["Program", "program", "eval_mod", "Schedule", "schedule", "eval_mod_lanes", "MUL", "LIN", "SCALE", "ZERO", "CONST"]
 
@@ -101,8 +101,10 @@ def program(c: Circuit) -> Program:
 def _build(c: Circuit) -> Program:
     """The flat arrays in bulk: the coefficients are deduplicated by object identity first
     (``numpy.unique`` of their ids), then the distinct objects, taken in order of first use, by
-    ``(type, value)``. The first object of each value is the first use of that value, so the order
-    of ``scalars`` and every index are those of a gate-by-gate scan (the tests compare the two)."""
+    ``(type, value)`` of its canonical form (:func:`canonical`: a gate's coefficients are canonical;
+    any other is read as the plain value it stores, or refused). The first object of each value is
+    the first use of that value, so the order of ``scalars`` and every index are those of a
+    gate-by-gate scan (the tests compare the two)."""
     import numpy as np
 
     gates = c.gates
@@ -116,6 +118,8 @@ def _build(c: Circuit) -> Program:
     value = np.zeros(len(first), dtype="<i8")
     for u in np.argsort(first, kind="stable").tolist():
         x = flat[first[u]]
+        if type(x) is not int:
+            x = canonical(x, "gate coefficient")
         k = index.setdefault((type(x), x), len(scalars))
         if k == len(scalars):
             scalars.append(x)
