@@ -295,3 +295,13 @@ def test_a_single_term_weight_builds_no_fraction(monkeypatch: Any) -> None:
     for x, want in ((sym("a"), (1, 0, Fraction(1), 1)), (-Fraction(3, 4) * sym("a") * sym("b") ** 2, (3, 1, Fraction(3, 4), 1))):
         assert br.scalar_parts(x) == want
     assert built == []
+
+
+def test_the_kept_count_caps_are_read_only() -> None:
+    """``count_caps`` keeps its table per ``V`` and hands every caller the same one: a write into it
+    lowered a cap (a monomial count bound) for every later pass; it raises."""
+    caps = br.count_caps(6)
+    before = caps.copy()
+    with pytest.raises(ValueError, match="read-only"):
+        caps[10] = 0.0
+    assert br.count_caps(6) is caps and np.array_equal(br.count_caps(6), before)

@@ -291,7 +291,9 @@ def scalar_rows(scalars: Sequence[Scalar]) -> Any:
 
 @lru_cache(maxsize=64)
 def count_caps(variables: int) -> Any:
-    """``log2 min(C(V+D, D), 2^62)`` rounded up, for ``D = 0 … 4096``, then ``62`` (index 4097)."""
+    """``log2 min(C(V+D, D), 2^62)`` rounded up, for ``D = 0 … 4096``, then ``62`` (index 4097). The
+    table is kept (one per ``V``) and handed to every caller: it is read-only, so a caller writing
+    into it raises instead of lowering a cap, a count bound, for every later pass."""
     caps = np.full(CAP_DEGREES + 1, COUNT_CAP_LOG2)
     c, limit = 1, 1 << 62
     for d in range(CAP_DEGREES):
@@ -299,6 +301,7 @@ def count_caps(variables: int) -> Any:
             break
         caps[d] = math.log2(c) * (1 + 2.0**-48) + 2.0**-48
         c = c * (variables + d + 1) // (d + 1)
+    caps.flags.writeable = False
     return caps
 
 
