@@ -50,8 +50,15 @@ def note_pruned(model: Model, pruned: Pruned) -> None:
     """Note that layer ``li`` of ``model`` is ``pruned[li][0]``, the output of
     :func:`~symverify.kernel.semantics.support.prune_layer` on the support ``pruned[li][1]``, which
     leaves the support ``pruned[li][2]`` (module docstring); kept for the last few models, found by
-    identity. A note whose layer is not the model's layer at that index is never used."""
-    _NOTED.put(model, dict(pruned))
+    identity. A note whose layer is not the model's layer at that index is never used. The supports
+    are kept as tuples of frozensets made from what is given, so rewriting a set or list given here
+    after the call changes nothing noted."""
+    _NOTED.put(model, {li: (layer, _frozen(before), _frozen(after)) for li, (layer, before, after) in pruned.items()})
+
+
+def _frozen(sup: Support) -> Support:
+    """``sup`` as a tuple of frozensets (a frozenset given is kept as it is, not copied)."""
+    return tuple(map(frozenset, sup))
 
 
 def prune_structural_zeros(model: Model, certificate: Certificate | None = None) -> Model:

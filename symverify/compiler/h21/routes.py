@@ -184,9 +184,12 @@ def _routed(st: LinearStage, in_pos: tuple[int, ...], out_pos: tuple[int, ...], 
 def stage_route(p: StagePlan, size: int, room: bool = False) -> StageRoute:
     """The route of the linear stage ``p`` at ``size`` (the layout's ``N_k``), memoised by its inputs.
     With ``room`` a selection route that needs an expensive copy network at its own size may be
-    routed at up to ``size`` in fewer factors (:func:`~symverify.kaleidoscope.selection.selection_route`)."""
+    routed at up to ``size`` in fewer factors (:func:`~symverify.kaleidoscope.selection.selection_route`).
+    Each call hands out its own :class:`StageRoute` (of the memo's fields: a route's kind, count and
+    tuple of frozen factors), so one set on it past the frozen dataclass is no later caller's."""
     assert isinstance(p.stage, LinearStage)
-    return _routed(p.stage, tuple(p.in_pos), tuple(p.out_pos), size, _types(p.stage), room)
+    r = _routed(p.stage, tuple(p.in_pos), tuple(p.out_pos), size, _types(p.stage), room)
+    return StageRoute(r.route, r.bbstar, r.factors)
 
 
 def expensive_copy(p: StagePlan) -> bool:
