@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fingerprint_decode import decode
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,7 +37,7 @@ from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Sym, sym
 from symverify.kernel.provers import sides as sides_mod
 from symverify.kernel.provers.challenge import ChallengeError, Stream, Transcript, _part
-from symverify.kernel.provers.fingerprint import EncodingError, decode, encode, fingerprint
+from symverify.kernel.provers.fingerprint import EncodingError, encode, fingerprint
 from symverify.kernel.provers.randomized import transcript
 from symverify.kernel.provers.sides import as_side
 from symverify.kernel.semantics.rings import FractionRing

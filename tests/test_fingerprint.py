@@ -7,6 +7,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
+from fingerprint_decode import decode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,7 @@ from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Scalar, Sym, sym
 from symverify.kernel.provers import fingerprint as fp
 from symverify.kernel.provers.challenge import Stream, Transcript
-from symverify.kernel.provers.fingerprint import EncodingError, decode, encode, fingerprint
+from symverify.kernel.provers.fingerprint import EncodingError, encode, fingerprint
 from symverify.kernel.provers.modular import PythonEngine
 from symverify.kernel.provers.randomized import transcript
 from symverify.kernel.provers.sides import as_side
@@ -474,3 +475,11 @@ def test_wide_scalars_read_small_ints_from_a_table_with_the_same_bytes(values: l
     own production, at the table's edges and past them, next to rationals, big ints and symbols."""
     assert fp._scalar_bytes(values) == b"".join(fp._scalar(v) for v in values)
     assert fp._scalars(values)[9:] == fp._scalar_bytes(values) or fp._scalars(values)[:1] == b"A"
+
+
+def test_the_decoder_lives_with_the_tests_not_in_the_kernel() -> None:
+    """No method reads the decoder (its existence proves the encoding injective), so the trusted
+    kernel does not hold it: ``tests/fingerprint_decode.py`` does, and inverts ``encode``."""
+    assert not hasattr(fp, "decode") and not hasattr(fp, "_Reader") and "decode" not in fp.__all__
+    c = Circuit(1, 2, (Gate.lin(0, Fraction(-3, 7), 1, 1 << 70),), (2,))
+    assert decode(encode(c)) == c
