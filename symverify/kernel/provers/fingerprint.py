@@ -236,9 +236,11 @@ def _exact(items: Iterable[object], classes: tuple[type, ...], what: str, where:
     the IR's own classes, and a subclass may evaluate otherwise than those fields say (a ``Grid``
     whose ``nonzero`` is not its rectangles, an ``int`` whose ``*`` lies about ``n·d``), so a side
     holding one has no encoding."""
-    kinds = list(map(type, items))
-    if len(classes) == 1 and all(map(is_, kinds, repeat(classes[0]))):  # the common case, in C (by identity)
+    if type(items) is not list and type(items) is not tuple:
+        items = list(items)  # read once: the test below and a refusal read the same items
+    if len(classes) == 1 and all(map(is_, map(type, items), repeat(classes[0]))):  # the common case, in C (by identity)
         return
+    kinds = list(map(type, items))
     for kind in {id(k): k for k in kinds}.values():  # by identity: a metaclass's == or hash could
         if not any(kind is c for c in classes):  # make another class equal to one of the IR's (in a set too)
             raise EncodingError(f"{where}: expected every {what} of type {' or '.join(c.__name__ for c in classes)} "
@@ -294,8 +296,8 @@ def _circuit_parts(c: Circuit, where: str, state: tuple[object, ...] | None = No
             ids = np.fromiter(node_ids, dtype=np.int64, count=len(node_ids))
         except OverflowError:
             fine = False
-        else:  # node k + nd reads only nodes before it
-            fine = bool((ids >= 0).all() and (ids < np.repeat(np.arange(nd, nd + len(gates), dtype=np.int64), lens)).all())
+        else:  # node k + nd reads only nodes before it; each gate that reads nodes reads two (the arity test)
+            fine = bool((ids >= 0).all() and (ids.reshape(-1, 2) < (nd + np.flatnonzero(lens))[:, None]).all())
     if not fine or c.n < 1 or c.d < 1 or len(c.outputs) > nd or not all(0 <= o < nd + len(gates) for o in c.outputs):
         try:
             check_circuit(c)
