@@ -71,7 +71,7 @@ from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo, checked_scope, fields_now, forget, set_validator
 from symverify.kernel.ir.scalar import Scalar, Sym, all_int, is_canonical, scalars_held, type_ids
 from symverify.kernel.ir.scalar import _check_terms as check_sym_terms
-from symverify.kernel.semantics.straightline import program
+from symverify.kernel.semantics.straightline import keep_checked, program
 
 __all__ = ["encode", "refresh", "snapshot", "same_snapshot", "fingerprint", "content_digest", "matrix_digest", "permutation_digest", "tree_digest", "EncodingError", "DOMAIN",
            "CLAIM_DOMAIN", "DIGEST", "check_digests", "Side"]
@@ -236,9 +236,11 @@ def _exact(items: Iterable[object], classes: tuple[type, ...], what: str, where:
     the IR's own classes, and a subclass may evaluate otherwise than those fields say (a ``Grid``
     whose ``nonzero`` is not its rectangles, an ``int`` whose ``*`` lies about ``n·d``), so a side
     holding one has no encoding."""
-    kinds = list(map(type, items))
-    if len(classes) == 1 and all(map(is_, kinds, repeat(classes[0]))):  # the common case, in C (by identity)
+    if type(items) is not list and type(items) is not tuple:
+        items = list(items)  # read once: the test below and a refusal read the same items
+    if len(classes) == 1 and all(map(is_, map(type, items), repeat(classes[0]))):  # the common case, in C (by identity)
         return
+    kinds = list(map(type, items))
     for kind in {id(k): k for k in kinds}.values():  # by identity: a metaclass's == or hash could
         if not any(kind is c for c in classes):  # make another class equal to one of the IR's (in a set too)
             raise EncodingError(f"{where}: expected every {what} of type {' or '.join(c.__name__ for c in classes)} "
@@ -265,44 +267,58 @@ def _circuit_parts(c: Circuit, where: str, state: tuple[object, ...] | None = No
     ``*`` is 3's made ``evaluate`` read ``3·x`` and every method ``2·x``."""
     _containers(c, ("gates", "outputs"), where)
     _exact(c.gates, (Gate,), "gate", where)
-    _exact(chain.from_iterable(map(attrgetter("args"), c.gates)), (int,), "node id", where)
-    _exact([c.n, c.d, *c.outputs], (int,), "size or output", where)
     gates = c.gates
     lists = state[1:5] if state is not None and state[0] is _CIRCUIT else None
     if lists is None:
         coeffs = list(map(_COEFFS, gates))
         lists = (list(map(_OP, gates)), list(map(_ARGS, gates)), coeffs, _odd(coeffs))
     ops, args, coeffs, odd = cast("tuple[list[Any], list[Any], list[Any], list[Any]]", lists)
-    _exact(ops, (Op,), "gate op", where)
     _exact(args, (tuple,), "gate's args container", where)
+    # every node id once, in gate order: plain tuples, iterated in C (no reader of the caller's runs)
+    node_ids = list(chain.from_iterable(args))
+    _exact(node_ids, (int,), "node id", where)
+    _exact([c.n, c.d, *c.outputs], (int,), "size or output", where)
+    _exact(ops, (Op,), "gate op", where)
     _exact(coeffs, (tuple,), "gate's coefficients container", where)
     _coefficients(odd, "gate coefficient", where)  # a plain int is canonical
     nd = c.n * c.d
     # the fast test (C-level maps over every gate); where it fails, the circuit's own check names the gate
-    shapes = set(zip(ops, map(len, args), map(len, coeffs)))
-    fine = all(_ARITY[op] == (na, nc) for op, na, nc in shapes)
+    try:
+        arity: bytes | None = bytes(map(len, args))  # each gate's number of node ids, read once
+    except ValueError:  # 256 or more: no gate's arity
+        arity = None
+    fine = arity is not None and all(_ARITY[op] == (na, nc) for op, na, nc in set(zip(ops, arity, map(len, coeffs))))
     if fine and gates:
         import numpy as np
 
-        lens = np.fromiter(map(len, args), dtype=np.int64, count=len(gates))
+        lens = np.frombuffer(cast(bytes, arity), dtype=np.uint8)
         try:
-            ids = np.fromiter(chain.from_iterable(args), dtype=np.int64, count=int(lens.sum()))
+            ids = np.fromiter(node_ids, dtype=np.int64, count=len(node_ids))
         except OverflowError:
             fine = False
-        else:  # node k + nd reads only nodes before it
-            fine = bool((ids >= 0).all() and (ids < np.repeat(np.arange(nd, nd + len(gates), dtype=np.int64), lens)).all())
+        else:  # node k + nd reads only nodes before it; each gate that reads nodes reads two (the arity test)
+            fine = bool((ids >= 0).all() and (ids.reshape(-1, 2) < (nd + np.flatnonzero(lens))[:, None]).all())
     if not fine or c.n < 1 or c.d < 1 or len(c.outputs) > nd or not all(0 <= o < nd + len(gates) for o in c.outputs):
         try:
             check_circuit(c)
         except IRError as e:
             raise IRError(f"{where}: {e} (a field set after construction?)") from None
+    elif gates:  # every list passed: the program is made from them, not from a second read of the gates
+        with checked_scope(c, compare_after=False):  # only the kernel's own code runs in the block
+            keep_checked(c, coeffs, ids)
 
 
 def _coefficients(items: Iterable[object], what: str, where: str) -> None:
     """Refuse a value that is no canonical exact scalar as the constructors store it
     (:func:`~symverify.kernel.ir.scalar.is_canonical`: a plain ``int``, a :class:`Sym`, a ``Fraction``
-    in lowest terms of plain ints; a :class:`Sym`'s terms canonical too, read again), naming the first found."""
-    for x in items:
+    in lowest terms of plain ints; a :class:`Sym`'s terms canonical too, read again), naming the first found.
+
+    Each distinct object is tested once, in order of first occurrence (a circuit's 10^5 coefficients
+    are mostly a few shared ``Fraction`` objects): the test reads only the object's own fields, and
+    nothing between two of its occurrences runs code that could write them, so a second test of the
+    same object gives the first's answer."""
+    seq = items if type(items) is list or type(items) is tuple else list(items)
+    for x in dict(zip(map(id, seq), seq)).values():  # by identity: the objects are held by seq, their ids unique
         if type(x) is Sym:
             try:
                 check_sym_terms(getattr(x, "terms", None))  # a slot deleted past the class is no tuple of terms
@@ -589,15 +605,46 @@ def _plain(obj: object, parts: Callable[[Any, str, Any], object], where: str = "
     same snapshot (:func:`_state`); otherwise drop every memo's entries for it first
     (:func:`~symverify.kernel.ir.memo.forget`) and remember it once its parts pass (a refused side is
     never remembered)."""
+    hit = _PLAIN.get(obj)
+    try:
+        if hit is not None and _still(hit, obj):
+            return
+    except Exception:  # not the IR's own parts any more (a property that raises): walked again below
+        pass
     try:
         state: tuple[object, ...] | None = _state(obj)
     except Exception:  # not the IR's own parts (a property that raises): the walk names what it found
         state = None
-    hit = _PLAIN.get(obj)
-    if state is None or hit is None or not _same_state(hit, state):
-        forget(obj)
-        parts(obj, where, state)
-        _PLAIN.put(obj, cast("tuple[object, ...]", state))
+    forget(obj)
+    parts(obj, where, state)
+    _PLAIN.put(obj, cast("tuple[object, ...]", state))
+
+
+def _still(kept: tuple[object, ...], obj: object) -> bool:
+    """``_same_state(kept, _state(obj))`` for a snapshot ``kept`` that :data:`_PLAIN` holds for ``obj``
+    (taken when ``obj``'s parts passed their walk), without a new snapshot's lists: a circuit's gates
+    are compared field by field (op, node-id tuple, coefficient tuple, by identity) as C-level maps that
+    stop at the first change. Its ``odd`` list (the coefficients that are not plain ``int``) is not read
+    again: the walk found every coefficient container a plain ``tuple``, which no Python code can change,
+    so the same tuples hold the same objects, and no object can become or stop being an ``int`` (a class
+    is assigned only between heap types, ``int`` is none). The rest is read as :func:`_circuit_state`
+    reads it (which of those objects are ``Fraction`` s now, their two slots, the fields of the others,
+    the circuit's own fields), so this is true exactly when the full comparison is. Other sides: the
+    full comparison. May raise where :func:`_state` would (a property that raises)."""
+    if kept[0] is not _CIRCUIT or type(obj) is not Circuit:
+        return _same_state(kept, _state(obj))
+    gates = obj.gates
+    ops, args, coeffs, odd, nums, dens, rest = cast("tuple[list[Any], ...]", kept[1:8])
+    if type(gates) is not tuple or len(gates) != len(ops):  # a plain tuple's length is its items'
+        return False
+    if not (all(map(is_, map(_COEFFS, gates), coeffs)) and all(map(is_, map(_OP, gates), ops))
+            and all(map(is_, map(_ARGS, gates), args))):
+        return False
+    fractions = [x for x in odd if type(x) is Fraction]
+    if len(fractions) != len(nums) or not (all(map(is_, map(_FRACTION_SLOTS[0], fractions), nums))
+                                           and all(map(is_, map(_FRACTION_SLOTS[1], fractions), dens))):
+        return False
+    return _same_state((_scalars_state(x for x in odd if type(x) is not Fraction), *fields_now(obj)), (rest, *kept[8:]))
 
 
 def snapshot(obj: Side) -> tuple[object, ...]:
@@ -629,14 +676,16 @@ def refresh(obj: object) -> None:
             forget(obj)
         return
     try:
+        hit = _PLAIN.get(obj)
+        if hit is not None and _still(hit, obj):  # the snapshot its check kept: compared without a new one
+            return
         state = _state(obj)
     except Exception:  # not the IR's own parts: nothing kept for it is read as its content
         forget(obj)
         return
-    for memo in (_PLAIN, _SEEN):
-        hit = memo.get(obj)
-        if hit is not None and _same_state(hit, state):
-            return
+    hit = _SEEN.get(obj)
+    if hit is not None and _same_state(hit, state):
+        return
     forget(obj)  # changed, or not seen since its snapshot was dropped: what the memos keep may be old
     _SEEN.put(obj, state)
 

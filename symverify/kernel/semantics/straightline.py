@@ -35,7 +35,7 @@ from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import Scalar, canonical, is_zero
 
-__all__ = ["Program", "program", "eval_mod", "Schedule", "schedule", "eval_mod_lanes", "MUL", "LIN", "SCALE", "ZERO", "CONST"]
+__all__ = ["Program", "program", "keep_checked", "eval_mod", "Schedule", "schedule", "eval_mod_lanes", "MUL", "LIN", "SCALE", "ZERO", "CONST"]
 
 MUL, LIN, SCALE, ZERO, CONST = 0, 1, 2, 3, 4
 # Kinds of the mod-p code only (specialisations of LIN by its exact coefficients).
@@ -98,17 +98,40 @@ def program(c: Circuit) -> Program:
     return _PROGRAMS(c, lambda: _build(c))
 
 
+def keep_checked(c: Circuit, coeffs: list[tuple[Scalar, ...]], args: Any) -> Program:
+    """Keep for ``c`` (as :func:`program` would) the program :func:`_build` makes, from what a check of
+    ``c`` has just read: ``coeffs``, each gate's coefficient tuple, and ``args``, every gate's node ids
+    in order as an int64 numpy array, both read from ``c.gates`` in gate order, as :func:`_build` reads
+    them. The check of a side (:func:`~symverify.kernel.provers.fingerprint.check_plain`) calls it once
+    those lists passed, so a side it walks is not read a second time for its program; it stores the
+    program in a block of its own (:func:`~symverify.kernel.ir.memo.checked_scope`) since the lists are
+    the very snapshot it keeps for ``c``: comparing ``c`` with that snapshot again could not find
+    anything the program was not made from."""
+    return _PROGRAMS.put(c, _assemble(c, coeffs, args))
+
+
 def _build(c: Circuit) -> Program:
-    """The flat arrays in bulk: the coefficients are deduplicated by object identity first
-    (``numpy.unique`` of their ids), then the distinct objects, taken in order of first use, by
-    ``(type, value)`` of its canonical form (:func:`canonical`: a gate's coefficients are canonical;
-    any other is read as the plain value it stores, or refused). The first object of each value is
-    the first use of that value, so the order of ``scalars`` and every index are those of a
-    gate-by-gate scan (the tests compare the two)."""
+    """The flat arrays in bulk (:func:`_assemble`) from the circuit's gates."""
     import numpy as np
 
     gates = c.gates
     coeffs = list(map(attrgetter("coeffs"), gates))
+    try:
+        args = np.fromiter(chain.from_iterable(map(attrgetter("args"), gates)), dtype=np.int64)
+    except OverflowError:  # a node id of 2^63 or more (astronomical n·d)
+        args = None
+    return _assemble(c, coeffs, args)
+
+
+def _assemble(c: Circuit, coeffs: list[tuple[Scalar, ...]], args: Any) -> Program:
+    """The program of ``c`` from its gates' coefficient tuples and node ids (an int64 numpy array in
+    gate order; None when an id does not fit). The coefficients are deduplicated by object identity
+    first (``numpy.unique`` of their ids), then the distinct objects, taken in order of first use, by
+    ``(type, value)`` of its canonical form (:func:`canonical`: a gate's coefficients are canonical;
+    any other is read as the plain value it stores, or refused). The first object of each value is the first use of that value, so the order
+    of ``scalars`` and every index are those of a gate-by-gate scan (the tests compare the two)."""
+    import numpy as np
+
     ops = bytes(map(len, coeffs)).translate(_OPCODE)
     flat = list(chain.from_iterable(coeffs))
     ids = np.fromiter(map(id, flat), dtype=np.uint64, count=len(flat))
@@ -124,11 +147,8 @@ def _build(c: Circuit) -> Program:
         if k == len(scalars):
             scalars.append(x)
         value[u] = k
-    try:
-        args: bytes | None = np.fromiter(chain.from_iterable(map(attrgetter("args"), gates)), dtype=np.int64).astype("<i8").tobytes()
-    except OverflowError:  # a node id of 2^63 or more (astronomical n·d)
-        args = None
-    return Program(c, tuple(scalars), ops, args, value[inverse.reshape(-1)].tobytes())
+    flat_args = None if args is None else args.astype("<i8").tobytes()
+    return Program(c, tuple(scalars), ops, flat_args, value[inverse.reshape(-1)].tobytes())
 
 
 def _columns(prog: Program, mod: bool) -> Columns:
