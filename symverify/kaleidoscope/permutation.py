@@ -56,6 +56,13 @@ def route_permutation(perm: Sequence[int]) -> BBStar:
     size = len(perm)
     if not is_power_of_two(size) or size < 2:
         raise IRError(f"route_permutation: expected a length that is a power of two ≥ 2, found {size}; pad with fixed points")
+    return _route(perm)
+
+
+def _route(perm: tuple[int, ...]) -> BBStar:
+    """:func:`route_permutation` of a permutation already checked (:func:`check_permutation`: plain ints,
+    a bijection) whose length is a power of two ≥ 2."""
+    size = len(perm)
     switch = _shared_switch if size <= _SHARED_UP_TO else _switch
     return BBStar(size, tuple(switch(size, h, mask) for h, mask in _benes_swaps(perm)))
 
@@ -216,7 +223,7 @@ def permutation_to_kaleidoscope(perm: Sequence[int]) -> Factorization:
     if n == 0:
         raise IRError("permutation_to_kaleidoscope: expected a non-empty permutation")
     size = max(2, next_power_of_two(n))
-    bb = route_permutation(perm + tuple(range(n, size)))
+    bb = _route(perm + tuple(range(n, size)))  # a bijection of 0 … size−1 in plain ints: checked above, padded with fixed points
     return Factorization(
         Kaleidoscope(n, size, (bb,)),
         "Dao et al. 2020, Theorem 2 (Beneš routing)",
