@@ -62,3 +62,44 @@ def test_sparse_matrix_reads_plain_entries_as_the_entry_by_entry_reading(entries
     fast = read(tuple(entries))
     slow = read([list(e) for e in entries])  # lists: read entry by entry
     assert fast == slow
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 8).flatmap(lambda k: st.permutations(range(2 ** k))))
+def test_switch_factors_are_the_pairs_the_mask_names(perm: list[int]) -> None:
+    """The switch factor of stride ``h`` swaps exactly the pairs whose lower position is a set bit of
+    the mask (read by numpy's bit unpacking): the definition bit by bit."""
+    from symverify.kernel.ir.butterfly import pair_number
+
+    size = len(perm)
+    for h, mask in permutation._benes_swaps(tuple(perm)):
+        swaps = [0] * (size // 2)
+        for pos in range(size):
+            if mask >> pos & 1:
+                assert not pos & h  # only lower positions are named
+                swaps[pair_number(h, pos)] = 1
+        f = permutation._switch(size, h, mask)
+        keep = tuple(1 - x for x in swaps)
+        assert (f.size, f.stride, f.d1, f.d2, f.d3, f.d4, f.all_int) == (size, h, keep, tuple(swaps), tuple(swaps), keep, True)
+
+
+_ENTRIES = st.sampled_from([0, 1, -1, 2, 2**70, -(2**70)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 5).flatmap(lambda k: st.tuples(st.just(2 ** k), st.integers(0, k - 1), st.data())))
+def test_moved_pairs_are_those_with_an_entry_off_the_identity(shape: tuple) -> None:
+    """The plans skip exactly the pairs whose block is the identity (``d1 = d4 = 1``, ``d2 = d3 = 0``)."""
+    from symverify.kernel.ir.butterfly import ButterflyFactor
+    from symverify.kernel.kaleidoscope.apply import _moved
+
+    size, k, data = shape
+    half = size // 2
+
+    def diagonal(base: int) -> tuple[int, ...]:
+        plain = data.draw(st.booleans())
+        return (base,) * half if plain else tuple(data.draw(st.one_of(st.just(base), _ENTRIES)) for _ in range(half))
+
+    f = ButterflyFactor(size, 2**k, diagonal(1), diagonal(0), diagonal(0), diagonal(1))
+    want = [m for m in range(half) if (f.d1[m], f.d2[m], f.d3[m], f.d4[m]) != (1, 0, 0, 1)]
+    assert list(_moved(f)) == want

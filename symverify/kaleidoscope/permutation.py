@@ -30,7 +30,6 @@ from symverify.kernel.ir.butterfly import (
     check_size_limit,
     is_power_of_two,
     next_power_of_two,
-    pair_number,
 )
 from symverify.kernel.ir.scalar import as_index, plain_index
 from symverify.kernel.kaleidoscope.factorization import Factorization
@@ -68,12 +67,13 @@ def _route(perm: tuple[int, ...]) -> BBStar:
 
 
 def _switch(size: int, h: int, mask: int) -> ButterflyFactor:
-    """The switch factor of stride ``h`` swapping the pairs whose lower position is a set bit of ``mask``."""
-    swaps = [0] * (size // 2)
-    for pos, bit in enumerate(reversed(bin(mask))):  # the set bits, lowest first (no shift of a big mask per bit)
-        if bit == "1":
-            swaps[pair_number(h, pos)] = 1
-    return _switch_factor(size, h, swaps)
+    """The switch factor of stride ``h`` swapping the pairs whose lower position is a set bit of ``mask``
+    (:func:`_benes_swaps` sets no other bit). Pair ``m`` has the lower position ``2h·(m // h) + m % h``
+    (:func:`~symverify.kernel.ir.butterfly.pair_index`), so the bits of ``mask`` by position, read as
+    rows of ``2h`` (blocks) whose first ``h`` are the lower positions, give the swaps in pair order:
+    numpy's bit unpacking, no Python step per bit."""
+    bits = np.unpackbits(np.frombuffer(mask.to_bytes(max(1, size // 8), "little"), dtype=np.uint8), bitorder="little")
+    return _switch_factor(size, h, bits[:size].reshape(-1, 2, h)[:, 0, :].ravel().tolist())
 
 
 _SHARED_UP_TO = 64
