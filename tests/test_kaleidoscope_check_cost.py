@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import pytest
 
-from symverify.errors import IRError, ProverError
+from symverify.errors import IRError, ProverError, ShapeError
 from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
 from symverify.kernel.ir import memo
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
@@ -147,3 +147,20 @@ def test_forget_reaches_every_live_memo_and_a_collected_one_leaves_the_registry(
     assert later.get(obj) is None and b.get(obj, "k") is None
 
 
+
+
+def test_a_target_whose_reading_changes_the_corner_is_refused() -> None:
+    """``verify_matrix`` reads the caller's target after a first check of the kaleidoscope (its ``n``
+    sizes the target) and checks the kaleidoscope again after: a corner changed in between is refused,
+    never compared with a target read for the other one."""
+    f = permutation_to_kaleidoscope((1, 0, 3, 2))
+    k = f.kaleidoscope
+
+    class Rows(list):  # type: ignore[type-arg]
+        @property
+        def ndim(self) -> None:  # read while the target is checked for a row order: the caller's code
+            object.__setattr__(k, "n", 3)
+            return None
+
+    with pytest.raises(ShapeError, match="the corner changed from 4×4 to 3×3"):
+        verify_matrix(f, Rows([[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]]))
