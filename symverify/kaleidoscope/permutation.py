@@ -30,7 +30,6 @@ from symverify.kernel.ir.butterfly import (
     check_size_limit,
     is_power_of_two,
     next_power_of_two,
-    pair_number,
 )
 from symverify.kernel.ir.scalar import as_index, plain_index
 from symverify.kernel.kaleidoscope.factorization import Factorization
@@ -56,17 +55,25 @@ def route_permutation(perm: Sequence[int]) -> BBStar:
     size = len(perm)
     if not is_power_of_two(size) or size < 2:
         raise IRError(f"route_permutation: expected a length that is a power of two ≥ 2, found {size}; pad with fixed points")
+    return _route(perm)
+
+
+def _route(perm: tuple[int, ...]) -> BBStar:
+    """:func:`route_permutation` of a permutation already checked (:func:`check_permutation`: plain ints,
+    a bijection) whose length is a power of two ≥ 2."""
+    size = len(perm)
     switch = _shared_switch if size <= _SHARED_UP_TO else _switch
     return BBStar(size, tuple(switch(size, h, mask) for h, mask in _benes_swaps(perm)))
 
 
 def _switch(size: int, h: int, mask: int) -> ButterflyFactor:
-    """The switch factor of stride ``h`` swapping the pairs whose lower position is a set bit of ``mask``."""
-    swaps = [0] * (size // 2)
-    for pos, bit in enumerate(reversed(bin(mask))):  # the set bits, lowest first (no shift of a big mask per bit)
-        if bit == "1":
-            swaps[pair_number(h, pos)] = 1
-    return _switch_factor(size, h, swaps)
+    """The switch factor of stride ``h`` swapping the pairs whose lower position is a set bit of ``mask``
+    (:func:`_benes_swaps` sets no other bit). Pair ``m`` has the lower position ``2h·(m // h) + m % h``
+    (:func:`~symverify.kernel.ir.butterfly.pair_index`), so the bits of ``mask`` by position, read as
+    rows of ``2h`` (blocks) whose first ``h`` are the lower positions, give the swaps in pair order:
+    numpy's bit unpacking, no Python step per bit."""
+    bits = np.unpackbits(np.frombuffer(mask.to_bytes(max(1, size // 8), "little"), dtype=np.uint8), bitorder="little")
+    return _switch_factor(size, h, bits[:size].reshape(-1, 2, h)[:, 0, :].ravel().tolist())
 
 
 _SHARED_UP_TO = 64
@@ -216,7 +223,7 @@ def permutation_to_kaleidoscope(perm: Sequence[int]) -> Factorization:
     if n == 0:
         raise IRError("permutation_to_kaleidoscope: expected a non-empty permutation")
     size = max(2, next_power_of_two(n))
-    bb = route_permutation(perm + tuple(range(n, size)))
+    bb = _route(perm + tuple(range(n, size)))  # a bijection of 0 … size−1 in plain ints: checked above, padded with fixed points
     return Factorization(
         Kaleidoscope(n, size, (bb,)),
         "Dao et al. 2020, Theorem 2 (Beneš routing)",

@@ -45,6 +45,7 @@ import types
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
+from functools import partial
 from itertools import chain
 from operator import attrgetter, is_
 from typing import Generic, TypeVar
@@ -56,9 +57,11 @@ __all__ = ["IdentityMemo", "fields_now", "forget", "set_validator", "checked_sco
 V = TypeVar("V")
 
 _UNSET = object()
-_MEMOS: weakref.WeakSet[IdentityMemo[object]] = weakref.WeakSet()
-"""Every memo made (held weakly: a memo of a prover run goes with it), for :func:`forget`."""
-_MEMOS_LOCK = threading.Lock()
+_MEMOS: dict[int, weakref.ReferenceType[IdentityMemo[object]]] = {}
+"""Every memo made, for :func:`forget`: a weak reference by the memo's ``id`` (a memo of a prover run
+goes with it). The reference's callback removes the entry; it runs before the memo's memory, and so
+its ``id``, is freed, so it never removes a later memo's entry. Read and written by single dict
+operations (atomic under the interpreter lock), never under a lock the callback could wait for."""
 _READERS: dict[type, tuple[tuple[types.MemberDescriptorType, ...], Callable[[object], tuple[object, ...]] | None]] = {}
 
 
@@ -177,7 +180,11 @@ def _in_scope(obj: object) -> bool:
 def forget(obj: object) -> None:
     """Drop what every memo keeps for ``obj`` (any key): the kernel calls it when ``obj``'s content
     changed under its identity (a field written inside it past its frozen dataclass), so no program,
-    bound, plan, digest or finding of the old content is read for the new one.
+    bound, plan, digest or finding of the old content is read for the new one. A memo whose count of
+    entries by ``id`` (``_ids``) has none for ``obj`` holds none for it (an entry keeps its object alive,
+    so no other object has that ``id``) and is skipped; that count is read without the memo's lock, as
+    :meth:`IdentityMemo.drop` reads it under the lock: an entry another thread stores at that moment
+    is kept either way.
 
     >>> memo: IdentityMemo[int] = IdentityMemo(4)
     >>> a = [1]
@@ -187,10 +194,16 @@ def forget(obj: object) -> None:
     >>> memo.get(a), memo.get(a, "k")
     (None, None)
     """
-    with _MEMOS_LOCK:
-        memos = list(_MEMOS)
-    for memo in memos:
-        memo.drop(obj)
+    key = id(obj)
+    for ref in list(_MEMOS.values()):
+        memo = ref()
+        if memo is not None and key in memo._ids:  # a memo holding nothing for obj has nothing to drop
+            memo.drop(obj)
+
+
+def _unregister(key: int, _ref: object) -> None:
+    """The callback of a memo's weak reference in :data:`_MEMOS`: its entry goes with it."""
+    _MEMOS.pop(key, None)
 
 
 class IdentityMemo(Generic[V]):
@@ -209,8 +222,7 @@ class IdentityMemo(Generic[V]):
         self._entries: OrderedDict[tuple[int, Hashable], tuple[object, tuple[object, ...], V, tuple[object, ...]]] = OrderedDict()
         self._ids: dict[int, int] = {}  # how many entries each object's id has (drop skips the others)
         self._lock = threading.Lock()
-        with _MEMOS_LOCK:
-            _MEMOS.add(self)  # type: ignore[arg-type]
+        _MEMOS[id(self)] = weakref.ref(self, partial(_unregister, id(self)))  # type: ignore[arg-type]
 
     def get(self, obj: object, key: Hashable = ()) -> V | None:
         """The value stored for ``obj`` (this very object, its fields unchanged since: :func:`fields_now`)

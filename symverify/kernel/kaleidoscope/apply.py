@@ -123,17 +123,14 @@ def _moved(f: ButterflyFactor) -> Sequence[int]:
     if not f.all_int:
         return range(half)
     # a diagonal of plain ints that is all 1 (d1, d4) or all 0 (d2, d3) moves no pair: told by a
-    # C-level count, so only the other diagonals are scanned (an int x is not 1 exactly when x − 1
-    # is nonzero)
-    pairs = range(half)
-    moved: set[int] = set()
-    for d in (f.d1, f.d4):
-        if d.count(1) != half:
-            moved.update(compress(pairs, map(sub, d, repeat(1))))
-    for d in (f.d2, f.d3):
-        if d.count(0) != half:
-            moved.update(compress(pairs, d))
-    return sorted(moved)
+    # C-level count, so only the other diagonals are read (an int x is not 1 exactly when x − 1 is
+    # nonzero); a pair moves when any of its entries' tests is nonzero, read pair by pair in C (the
+    # pairs come out ascending, no set to sort)
+    tests: list[Any] = [map(sub, d, repeat(1)) for d in (f.d1, f.d4) if d.count(1) != half]
+    tests += [d for d in (f.d2, f.d3) if d.count(0) != half]
+    if not tests:
+        return []
+    return list(compress(range(half), tests[0] if len(tests) == 1 else map(any, zip(*tests))))
 
 
 def _zero_one(f: ButterflyFactor) -> bool:

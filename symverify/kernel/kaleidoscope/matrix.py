@@ -11,6 +11,8 @@ from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.scalar import (
     Scalar,
+    all_int,
+    all_of,
     as_index,
     as_scalar,
     is_zero,
@@ -52,6 +54,35 @@ def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[i
 
 
 
+def _plain_entries(es: object, rows: int, cols: int) -> tuple[Entry, ...] | None:
+    """The sorted nonzero entries :class:`SparseMatrix` stores for ``es`` when it is a plain tuple or
+    list of plain 3-tuples whose positions are plain ``int`` s inside ``rows × cols``, each position
+    once (the constructors' and builders' common case), found by C-level scans; None otherwise, and
+    the entry-by-entry reading decides (and names the first bad entry). The same result as that
+    reading: a plain ``int`` is its own :func:`~symverify.kernel.ir.scalar.as_index` (≥ 0 and inside
+    the matrix, checked here), every value is read by :func:`~symverify.kernel.ir.scalar.as_scalar`
+    (a plain ``int`` is its own), and zeros are dropped (:func:`~symverify.kernel.ir.scalar.is_zero`)."""
+    if type(es) is not tuple and type(es) is not list:
+        return None
+    if not es:
+        return ()
+    if not all_of(tuple, es) or not all(map((3).__eq__, map(len, es))):
+        return None
+    ii, jj, vv = zip(*es)
+    if not (all_int(ii) and all_int(jj) and min(ii) >= 0 and max(ii) < rows and min(jj) >= 0 and max(jj) < cols):
+        return None
+    keys = list(zip(ii, jj))
+    if all_int(vv):
+        clean = dict(zip(keys, vv))
+        if len(clean) != len(keys):  # a position twice: the reading entry by entry names it
+            return None
+        return tuple((i, j, v) for (i, j), v in sorted(clean.items()) if v != 0)
+    if len(set(keys)) != len(keys):
+        return None
+    out = {key: as_scalar(v, f"sparse matrix entry {key}") for key, v in zip(keys, vv)}
+    return tuple((i, j, v) for (i, j), v in sorted(out.items()) if not is_zero(v))
+
+
 def _index(x: object) -> TypeGuard[int]:
     """``x`` is an ``int`` (not a ``bool``) ``≥ 0``."""
     return isinstance(x, int) and not isinstance(x, bool) and x >= 0
@@ -86,9 +117,13 @@ class SparseMatrix:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ShapeError(f"sparse matrix {name}: expected a non-negative int, found {v!r}")
-        clean: dict[tuple[int, int], Scalar] = {}
         if isinstance(self.entries, (str, bytes)) or not hasattr(self.entries, "__iter__"):
             raise IRError(f"sparse matrix entries: expected a sequence of (row, col, value), found {type(self.entries).__name__}")
+        fast = _plain_entries(plain_items(self.entries), self.rows, self.cols)
+        if fast is not None:
+            object.__setattr__(self, "entries", fast)
+            return
+        clean: dict[tuple[int, int], Scalar] = {}
         for k, e in enumerate(plain_items(self.entries)):  # a subclass as the items it stores, each entry too
             e = plain_items(e)
             if not isinstance(e, (tuple, list)) or len(e) != 3:

@@ -395,10 +395,39 @@ def _kaleidoscope_parts(k: Kaleidoscope, where: str, state: object = None) -> li
     factors = [f for g in k.groups for f in g.factors]
     _exact(factors, (ButterflyFactor,), "butterfly factor", where)
     _exact([x for f in factors for x in (f.size, f.stride)], (int,), "factor size or stride", where)
+    formed = _FORMED.get
     for j, f in enumerate(factors):
-        _factor_form(f, f"{where}: butterfly factor {j}")
+        content = _FACTOR_CONTENT(f)
+        hit = formed(id(f))
+        if hit is not None and hit[0] is f and all(map(is_, hit[1], content)):
+            continue
+        content = _factor_form(f, where, j)
+        if content[6] is True and cast(int, content[0]) <= _FORMED_UP_TO:  # plain tuples of plain ints: nothing in them can change
+            if len(_FORMED) >= _FORMED_SIZE:
+                _FORMED.clear()
+            _FORMED[id(f)] = (f, content)
     _kaleidoscope_form(k, where)
     return factors
+
+
+_FACTOR_CONTENT = attrgetter("size", "stride", "d1", "d2", "d3", "d4", "all_int")
+"""Every field of a butterfly factor that :func:`_factor_form` reads (all of them but the mark of its
+kept plan, which only the planner reads: :func:`~symverify.kernel.kaleidoscope.apply._plan`)."""
+
+_FORMED: dict[int, tuple[ButterflyFactor, tuple[object, ...]]] = {}
+"""The factors :func:`_factor_form` accepted with ``all_int`` True, by ``id``, each with the factor itself
+(so its ``id`` is not reused while the entry lives) and the objects its fields held then
+(:data:`_FACTOR_CONTENT`): plain ints and plain tuples of plain ints, which cannot change. A factor
+whose fields are those very objects again holds what was accepted, so :func:`_kaleidoscope_parts`
+does not walk it again (the factors a sweep of small permutations shares among its kaleidoscopes,
+:func:`~symverify.kaleidoscope.permutation.route_permutation`, are walked once); a field set since
+(``object.__setattr__``) is another object and the factor is walked again. A factor with an entry
+that is no ``int`` (a ``Fraction``, whose fields can be rewritten in place, or a :class:`Sym`) is
+never kept, nor one larger than :data:`_FORMED_UP_TO` (a large factor is rarely shared, and its
+diagonals would be kept alive). Emptied when it reaches :data:`_FORMED_SIZE` entries."""
+
+_FORMED_SIZE = 4096
+_FORMED_UP_TO = 64
 
 
 def _kaleidoscope_form(k: Kaleidoscope, where: str) -> None:
@@ -421,28 +450,32 @@ def _kaleidoscope_form(k: Kaleidoscope, where: str) -> None:
                           f"strides {safe_repr(list(got), 80)} (a field set after construction?)")
 
 
-def _factor_form(f: ButterflyFactor, where: str) -> None:
+def _factor_form(f: ButterflyFactor, where: str, j: int) -> tuple[object, ...]:
     """Refuse a factor whose fields are not as its constructor leaves them: a power-of-two size ≥ 2
     and stride ≤ ``size/2``, each diagonal a plain tuple of ``size/2`` canonical exact scalars, and
     ``all_int`` True exactly when every entry is a plain ``int`` (the plans and the encoding read the
     entries by it). A field set after construction (``object.__setattr__``) skipped those checks: an
-    entry that is a string crashed the methods, a longer diagonal was read in part."""
-    half = f.size // 2
-    if not (is_power_of_two(f.size) and f.size >= 2 and is_power_of_two(f.stride) and f.stride <= half):
-        raise IRError(f"{where}: expected a power-of-two size ≥ 2 and stride ≤ size/2, found size {safe_repr(f.size, 40)}, "
-                      f"stride {safe_repr(f.stride, 40)} (a field set after construction?)")
+    entry that is a string crashed the methods, a longer diagonal was read in part. A refusal names
+    ``where`` and the factor's position ``j`` (the name is built only then). Returns the objects its
+    fields held (:data:`_FACTOR_CONTENT`), each read once: those are what was checked."""
+    content = _FACTOR_CONTENT(f)
+    size, stride, *diagonals, all_int_ = content
+    half = size // 2
+    if not (is_power_of_two(size) and size >= 2 and is_power_of_two(stride) and stride <= half):
+        raise IRError(f"{where}: butterfly factor {j}: expected a power-of-two size ≥ 2 and stride ≤ size/2, found size "
+                      f"{safe_repr(size, 40)}, stride {safe_repr(stride, 40)} (a field set after construction?)")
     ints = True
-    for name in ("d1", "d2", "d3", "d4"):
-        d = getattr(f, name)
+    for name, d in zip(("d1", "d2", "d3", "d4"), diagonals):
         if type(d) is not tuple or len(d) != half:
-            raise IRError(f"{where}: expected {name} a tuple of {half} entries (size/2), found {type(d).__name__} of "
-                          f"{len(d) if hasattr(d, '__len__') else '?'} (a field set after construction?)")
+            raise IRError(f"{where}: butterfly factor {j}: expected {name} a tuple of {half} entries (size/2), found "
+                          f"{type(d).__name__} of {len(d) if hasattr(d, '__len__') else '?'} (a field set after construction?)")
         if not all_int(d):  # C-level, by identity: most diagonals are plain ints
             ints = False
-            _coefficients(d, f"{name} entry", where)
-    if f.all_int is not ints:
-        raise IRError(f"{where}: its all_int is {safe_repr(f.all_int, 20)} but its entries are {'all' if ints else 'not all'} "
-                      "plain ints, as its constructor derives it (a field set after construction?)")
+            _coefficients(d, f"{name} entry", f"{where}: butterfly factor {j}")
+    if all_int_ is not ints:
+        raise IRError(f"{where}: butterfly factor {j}: its all_int is {safe_repr(all_int_, 20)} but its entries are "
+                      f"{'all' if ints else 'not all'} plain ints, as its constructor derives it (a field set after construction?)")
+    return content
 
 
 _PARTS: dict[type, Callable[[Any, str, Any], object]] = {Circuit: _circuit_parts, Model: _model_parts,

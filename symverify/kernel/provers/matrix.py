@@ -21,12 +21,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Union, cast
+from typing import Union
 
 from symverify.deadline import Check, DeadlineExceededError
 from symverify.errors import IRError, ProverError, ShapeError, UsageError
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.memo import checked_scope
 from symverify.kernel.ir.scalar import Scalar, as_scalar, is_bool, show_scalar
 from symverify.kernel.kaleidoscope.apply import apply, materialize
 from symverify.kernel.kaleidoscope.circuits import circuit_matrix
@@ -47,6 +48,8 @@ from symverify.kernel.provers.fingerprint import (
     content_digest,
     matrix_digest,
     permutation_digest,
+    same_snapshot,
+    snapshot,
 )
 from symverify.kernel.provers.options import Options
 from symverify.kernel.provers.outcome import Counterexample, MethodResult, Sealed, Verdict, seal_outcome
@@ -197,36 +200,71 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     'proved (exact-matrix): n=3 N=4 w=1, garbage-free'
     >>> str(verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[1, 0, 0], [0, 1, 0], [0, 0, 1]]))
     'refuted (exact-matrix): n=3 N=4 w=1; entry (0, 0) is 0, expected 1'
-    """
-    return _verify(obj, target, garbage_free, None, check=check)
 
-
-def _verify(obj: Kaleidoscope | Factorization, target: Target | dict[tuple[int, int], Scalar], garbage_free: bool | None,
-            about: str | None, exact: bool = False, check: Check | None = None) -> KaleidoscopeCheck:
-    """:func:`verify_matrix`, the target named by ``about`` (a circuit's content digest, a
-    permutation matrix's :func:`~symverify.kernel.provers.fingerprint.permutation_digest`) or, with
-    None, by the digest of the exact target matrix compared. With ``exact``, ``target`` is already
-    the dict of exact entries inside the ``n×n`` corner (:func:`verify_permutation` builds it)."""
+    The factorization's ``garbage_free`` claim and the target's entries (whose conversion may run the
+    caller's code) are read first, the kaleidoscope checked before (its ``n`` sizes the target, and
+    a subclass is refused before the target is read) and again after (:func:`_again`); from there
+    :func:`_checked` compares."""
     _checker(check)
+    garbage_free = _claim(obj, garbage_free)
+    n = _kaleidoscope(obj).n
+    want, shape = _entries(target, n)
+    return _checked(_again(obj, n), garbage_free, want, shape, None, check)
+
+
+def _entries(target: Target, n: int) -> tuple[dict[tuple[int, int], Scalar], tuple[int, int]]:
+    """The target's nonzero entries as exact scalars (:func:`_target_dict`, each value read by
+    :func:`~symverify.kernel.ir.scalar.as_scalar`) and its shape."""
+    given, shape = _target_dict(target, n)
+    return {key: as_scalar(v, f"target entry {key}") for key, v in given.items()}, shape
+
+
+def _again(obj: Kaleidoscope | Factorization, n: int) -> Kaleidoscope:
+    """The kaleidoscope checked again (:func:`_kaleidoscope`) after the caller's code ran (a target's
+    conversion, a deadline checker), its corner still the ``n×n`` the target was read for."""
+    k = _kaleidoscope(obj)
+    if k.n != n:
+        raise ShapeError(f"kaleidoscope check: the corner changed from {n}×{n} to {k.n}×{k.n} while the target was read")
+    return k
+
+
+def _claim(obj: Kaleidoscope | Factorization, garbage_free: bool | None) -> bool:
+    """The garbage-free claim to check: ``garbage_free`` when given (True or False; anything else is a
+    :class:`UsageError`), else a factorization's own claim, else False."""
     if garbage_free is not None and not is_bool(garbage_free):  # bool('no') is True, bool(0) False: no guessing
         raise UsageError(f"kaleidoscope check garbage_free: expected True, False or None (the factorization's claim), "
                          f"found {type(garbage_free).__name__} {garbage_free!r:.40}")
-    if isinstance(obj, Factorization):
-        garbage_free = obj.garbage_free if garbage_free is None else garbage_free
-    k = _kaleidoscope(obj)
-    garbage_free = bool(garbage_free)
-    shape = (k.n, k.n)
-    if exact:
-        want = cast(dict[tuple[int, int], Scalar], target)
-    else:
-        given, shape = _target_dict(cast(Target, target), k.n)
-        want = {key: as_scalar(v, f"target entry {key}") for key, v in given.items()}
+    if isinstance(obj, Factorization) and garbage_free is None:
+        garbage_free = obj.garbage_free
+    return bool(garbage_free)
+
+
+def _checked(k: Kaleidoscope, garbage_free: bool, want: dict[tuple[int, int], Scalar], shape: tuple[int, int],
+             about: str | None, check: Check | None) -> KaleidoscopeCheck:
+    """The comparison of the kaleidoscope ``k`` with the exact corner entries ``want`` (the target's
+    ``shape`` as given), ``k`` checked by :func:`_kaleidoscope` just before this call with only the
+    kernel's own code run since (no object of the caller's read in between).
+
+    Its digest is taken first, within :func:`~symverify.kernel.ir.memo.checked_scope` without the
+    comparison after: between the check, which compared ``k``'s snapshot, and the digest's store only
+    the encoder runs, so a second comparison of the same snapshot (``refresh``, which a digest stored
+    outside a check runs) would compare the same objects again and could not differ. The deadline
+    checker ``check`` is the caller's code and runs while ``k`` is applied (:func:`materialize`,
+    :func:`_recheck`): when one is given, ``k``'s snapshot is taken after the check and compared when
+    the comparison is done, and a kaleidoscope rewritten in between is a :class:`ProverError` (its
+    digest names the content checked, its rows may be another's)."""
+    with checked_scope(k, compare_after=False):  # only the encoder runs in it, just after k's check
+        digest = checked_digest(k)
+    before = snapshot(k) if check is not None else None
     rows = [r.terms for r in materialize(k, check=check)]
-    digests = (checked_digest(k), about if about is not None else matrix_digest(k.n, k.n, want))  # checked above (_kaleidoscope)
+    digests = (digest, about if about is not None else matrix_digest(k.n, k.n, want))
 
     def result(method: str, diff: Difference | None) -> KaleidoscopeCheck:
         if diff is not None:
             _recheck(k, diff, check)
+        if before is not None and not same_snapshot(before, snapshot(k)):
+            raise ProverError("kaleidoscope check: the kaleidoscope was rewritten in place while it was compared (by the "
+                              "deadline checker's code); expected it unchanged from its check to its verdict")
         verdict = outcome.exact_comparison(diff is None)
         return seal_outcome(KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff, digests=digests,
                                               target_shape=shape))
@@ -264,21 +302,29 @@ def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_fre
     check_plain(c, "kaleidoscope check: the circuit")  # a subclass could state another num_inputs or gates; the digest names exactly what is compared
     if k.n != c.num_inputs:
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the circuit has n·d = {c.num_inputs} inputs")
-    return _verify(obj, circuit_matrix(c, check), garbage_free, content_digest(c), check=check)
+    target = circuit_matrix(c, check)  # runs the deadline checker, the caller's code: the kaleidoscope is checked again after
+    about = content_digest(c)
+    garbage_free = _claim(obj, garbage_free)
+    want, shape = _entries(target, k.n)
+    return _checked(_again(obj, k.n), garbage_free, want, shape, about, check)
 
 
 def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *, garbage_free: bool | None = None,
                        check: Check | None = None) -> KaleidoscopeCheck:
     """Decide that the kaleidoscope is ``P`` with ``P[perm[i], i] = 1``; ``perm`` must have length
-    ``n`` (a shorter one padded with zero rows would not be a permutation of ``0 … n−1``)."""
+    ``n`` (a shorter one padded with zero rows would not be a permutation of ``0 … n−1``).
+
+    ``perm`` and the garbage-free claim are read first (the caller's objects), then the kaleidoscope
+    is checked once and compared (:func:`_checked`): no code of the caller's runs in between."""
     _checker(check)
-    k = _kaleidoscope(obj)
     perm = check_permutation(perm)  # a sequence of ints first (a 0-d array has a len() that raises)
+    garbage_free = _claim(obj, garbage_free)
+    k = _kaleidoscope(obj)
     if len(perm) != k.n:
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the permutation has length {len(perm)}")
     # P[perm[i], i] = 1 (SparseMatrix.permutation's entries), built directly: check_permutation made
     # perm a bijection of 0 … n−1 in plain ints, so every entry is inside the corner and listed once
-    return _verify(obj, {(t, i): 1 for i, t in enumerate(perm)}, garbage_free, permutation_digest(perm), exact=True, check=check)
+    return _checked(k, garbage_free, {(t, i): 1 for i, t in enumerate(perm)}, (k.n, k.n), permutation_digest(perm), check)
 
 
 def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult | None:
