@@ -390,7 +390,7 @@ nodes in memory, is ``2^40`` nodes to each walk. The library's gadgets hold at m
 
 
 def node_count(x: object, limit: int) -> int:
-    """The expression nodes in ``x`` (as :func:`nesting` walks it: a subexpression once per use),
+    """The expression nodes in ``x`` (each walk but :func:`nesting` visits a subexpression once per use),
     counted up to ``limit + 1`` (the walk stops there, so it costs at most that many steps)."""
     n = 0
     stack: list[object] = [x]
@@ -408,19 +408,34 @@ def node_count(x: object, limit: int) -> int:
 def nesting(x: object) -> int:
     """The depth of the deepest chain of expression nodes (:class:`IExpr`, :class:`Cond`,
     :class:`Value`) in ``x``: expressions, or dataclasses and tuples holding them (walked without
-    recursion; containers add no depth)."""
-    deepest = 0
-    stack: list[tuple[object, int]] = [(x, 0)]
+    recursion; containers add no depth).
+
+    The depth is a function of the object alone, ``h(y) = [y is an expression node] + max h(z)``
+    over its fields or items (0 for anything else), so each object is visited once, by identity,
+    and its depth kept: a subexpression shared by many terms (the rows a layer reads, substituted
+    into every term of the layer before) is walked once, not once per use. Every object walked is
+    held by ``x`` for the whole call, so no identity is reused while it is kept."""
+    depth: dict[int, int] = {}
+    stack: list[tuple[object, bool]] = [(x, False)]
     while stack:
-        y, d = stack.pop()
+        y, ready = stack.pop()
+        if not ready and id(y) in depth:
+            continue
         if isinstance(y, (tuple, list)):
-            stack.extend((z, d) for z in y)
+            parts: list[object] | tuple[object, ...] = y
+            own = 0
         elif dataclasses.is_dataclass(y) and not isinstance(y, type):
-            if isinstance(y, (IExpr, Cond, Value)):
-                d += 1
-                deepest = max(deepest, d)
-            stack.extend((getattr(y, f.name), d) for f in dataclasses.fields(y))
-    return deepest
+            parts = [getattr(y, f.name) for f in dataclasses.fields(y)]
+            own = 1 if isinstance(y, (IExpr, Cond, Value)) else 0
+        else:
+            depth[id(y)] = 0
+            continue
+        if ready:
+            depth[id(y)] = own + max((depth[id(z)] for z in parts), default=0)
+        else:
+            stack.append((y, True))
+            stack.extend((z, False) for z in parts if id(z) not in depth)
+    return depth[id(x)]
 
 
 _PREDICATES: contextvars.ContextVar[Mapping[str, Callable[..., bool]]] = contextvars.ContextVar("predicates", default=MappingProxyType({}))
