@@ -52,7 +52,7 @@ from typing import Generic, TypeVar
 
 from symverify.errors import UsageError
 
-__all__ = ["IdentityMemo", "fields_now", "forget", "set_validator", "checked_scope"]
+__all__ = ["IdentityMemo", "fields_now", "forget", "set_validator", "checked_scope", "in_checked_scope"]
 
 V = TypeVar("V")
 
@@ -164,6 +164,13 @@ def checked_scope(*objs: object, compare_after: bool = True) -> Iterator[None]:
             for obj in objs:
                 if any(x is obj for x in stored):
                     _VALIDATOR[0](obj)
+
+
+def in_checked_scope(*objs: object) -> bool:
+    """Whether an open :func:`checked_scope` of this thread holds every one of ``objs`` (its end
+    compares the snapshot of each that a memo stored a value for within it). Notes nothing."""
+    frames = getattr(_SCOPE, "frames", ())
+    return all(any(any(x is obj for x in held) for held, _ in frames) for obj in objs)
 
 
 def _in_scope(obj: object) -> bool:

@@ -402,11 +402,20 @@ def structure_bounds(lhs: Side, rhs: Side, *, deadline: float | Check | None = N
         if hit is not None:
             sizes = [max(sizes[0], hit[0]), max(sizes[1], hit[1])]
     degree, bits, below, count = -1, 0, True, 0
+    # every output pair (x, y) enters through its bound tuples alone: the degree and bits are maxima
+    # and ``below`` a conjunction over the pairs, so each distinct pair is read once (compiled models
+    # repeat a few values, zero padding above all); only the count sums over every pair
+    seen: set[tuple[Val, Val]] = set()
     for ra, rb in zip(a, b):
         for x, y in zip(ra, rb):
-            degree = max(degree, x.deg, y.deg)
-            count = min(count + x.cnt + y.cnt, COUNT_CAP)
-            l1 = UB(*ring.add(x.v, y.v)[2:4])  # the sum rule bounds ℓ1 of the difference
+            xv, yv = x.v, y.v
+            count = min(count + xv[4] + yv[4], COUNT_CAP)
+            pair = (xv, yv)
+            if pair in seen:
+                continue
+            seen.add(pair)
+            degree = max(degree, xv[0], yv[0])
+            l1 = UB(*ring.add(xv, yv)[2:4])  # the sum rule bounds ℓ1 of the difference
             bits = max(bits, l1.bits())
             below = below and l1.less_than(M61)
     return Bounds(max(degree, 0), bits, below, count, min(peak_a + peak_b, COUNT_CAP), ring.variables, q,

@@ -135,7 +135,8 @@ def _check_all(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Callable[[], int] = 1,
-                      peak_height_bits: int | None = None) -> MethodResult:
+                      peak_height_bits: int | None = None,
+                      sizes: Callable[[], tuple[int, int]] | None = None) -> MethodResult:
     """Check the certificate; on failure search for a counterexample (see the module docstring).
 
     ``peak_height_bits`` (the pair's :class:`~symverify.kernel.provers.bounds.Bounds`, as ``auto`` knows
@@ -145,7 +146,10 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
     memory-limited child process (:func:`~symverify.kernel.provers.guard.run_limited`; unless
     ``isolate=False``), since stages are sized by monomial counts, which do not see coefficient
     size (a coarse certificate over a constant squared 64 times would abort this process); a stage
-    planned into its own memory-limited process runs in one there too. With a scheduler the same
+    planned into its own memory-limited process runs in one there too. ``sizes`` (``(peak height
+    bits, peak degree)`` of the pair's :func:`~symverify.kernel.provers.bounds.structure_bounds`, as
+    ``verify``'s lazily computed bounds give them) is handed to the counterexample search after a
+    failed stage, which otherwise computes the same pass of the same two sides again. With a scheduler the same
     rule holds per task: each checks its stages in such a child on its worker
     (:func:`~symverify.kernel.provers.stages_dask.check_certificate_dask`).
 
@@ -223,7 +227,8 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
     except DeadlineExceededError:
         return unknown(late)
     try:
-        cex = search_or_stop(lhs, rhs, opts, found_by="compositional (search after a failed stage)", degree=deg, stage=failure)
+        cex = search_or_stop(lhs, rhs, opts, found_by="compositional (search after a failed stage)", degree=deg, stage=failure,
+                             sizes=None if sizes is None else sizes())
     except DeadlineExceededError as e:  # the timeout, or a confirmation child's memory limit or crash
         return unknown(stopped_note(opts, e, "while a counterexample was searched for"))
     if cex is not None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -40,13 +41,13 @@ from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate, check_form, field_kinds
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.memo import IdentityMemo
+from symverify.kernel.ir.memo import IdentityMemo, checked_scope, in_checked_scope
 from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical, is_zero
 from symverify.kernel.provers import exact as _exact
 from symverify.kernel.provers.bound_rules import COUNT_CAP, VAR, VAR_VAL, capped, scalar_parts, scalar_rows
 from symverify.kernel.provers.bounds import BoundRing, bound_rows, eval_code, layers_peak
 from symverify.kernel.provers.bounds_layers import model_rows, read_rects
-from symverify.kernel.provers.fingerprint import check_digests, check_plain, content_digest
+from symverify.kernel.provers.fingerprint import check_digests, check_plain, checked_digest, content_digest
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
 from symverify.kernel.provers.outcome import Sealed, Verdict, exact_comparison, seal_outcome
@@ -194,18 +195,16 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             if where in seen:
                 raise IRError(f"certificate boundary {k}: cell {where} is listed twice")
             seen.add(where)
-            for j in range(0, len(terms), CHECK_EVERY):
-                if j and check is not None:
-                    check()
-                for t in terms[j:j + CHECK_EVERY]:
-                    if type(t) is not tuple or len(t) != 2 or type(t[0]) is not int or (type(t[1]) is not int and not is_canonical(t[1])):
-                        raise IRError(f"certificate boundary {k}: cell {where}: expected (node, coefficient) tuples of "
-                                      "an int and a canonical exact scalar, as the Cell constructor makes them, found "
-                                      f"{type(t).__name__} {safe_repr(t, 80)}"
-                                      + (f" of types {', '.join(type(x).__name__ for x in t)}" if type(t) is tuple else ""))
-                    v = t[0]
-                    if not 0 <= v < num_nodes:
-                        raise IRError(f"certificate boundary {k}: cell {where} names node %{v}, which the circuit lacks")
+            if len(terms) == 1:  # the usual cell: the loop below on its one term, without slicing
+                t = terms[0]
+                if not (type(t) is tuple and len(t) == 2 and type(t[0]) is int and type(t[1]) is int and 0 <= t[0] < num_nodes):
+                    _check_term(t, k, where, num_nodes)  # the full check: a non-int coefficient, or the error
+            else:
+                for j in range(0, len(terms), CHECK_EVERY):
+                    if j and check is not None:
+                        check()
+                    for t in terms[j:j + CHECK_EVERY]:
+                        _check_term(t, k, where, num_nodes)
             extra = None
             if _symbolic(c):
                 known = known if known is not None else circuit.params() | model.params()
@@ -230,6 +229,19 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             raise IRError(f"certificate last boundary: read-out cell ({r}, {col}) is past the outputs and must be 0")
 
 
+def _check_term(t: object, k: int, where: tuple[int, int], num_nodes: int) -> None:
+    """Raise :class:`IRError` unless ``t`` is a ``(node, coefficient)`` tuple of a plain ``int`` node of
+    the circuit and a canonical exact scalar (the term of boundary ``k``'s cell ``where``)."""
+    if type(t) is not tuple or len(t) != 2 or type(t[0]) is not int or (type(t[1]) is not int and not is_canonical(t[1])):
+        raise IRError(f"certificate boundary {k}: cell {where}: expected (node, coefficient) tuples of "
+                      "an int and a canonical exact scalar, as the Cell constructor makes them, found "
+                      f"{type(t).__name__} {safe_repr(t, 80)}"
+                      + (f" of types {', '.join(type(x).__name__ for x in t)}" if type(t) is tuple else ""))
+    v = t[0]
+    if not 0 <= v < num_nodes:
+        raise IRError(f"certificate boundary {k}: cell {where} names node %{v}, which the circuit lacks")
+
+
 def _plain_cell(c: object) -> bool:
     """Whether ``c`` is a :class:`Cell` itself whose row, column, terms (the tuple) and constant are
     what its constructor leaves (plain ``int`` row and column, a ``tuple`` of terms, a canonical
@@ -251,16 +263,40 @@ def _needed(circuit: Circuit, frontier: dict[int, Any], targets: set[int]) -> li
     """The gates to expand (ascending) so that every target is a polynomial in the frontier."""
     need: set[int] = set()
     stack = [v for v in targets if v not in frontier]
+    gates, nd, nn, gate = circuit.gates, circuit.num_inputs, circuit.num_nodes, circuit.gate
+    LIN = Op.LIN
     while stack:
         v = stack.pop()
         if v in need:
             continue
         need.add(v)
-        g = circuit.gate(v)
+        g = gates[v - nd] if nd <= v < nn else gate(v)  # circuit.gate(v), its usual case read directly
         if g is None:
             raise _MissingNodeError(v)
-        stack.extend(a for a in _read_args(g) if a not in frontier and a not in need)
+        if g.op is LIN:  # _read_args inlined: a LIN operand with coefficient 0 is not read
+            for a, co in zip(g.args, g.coeffs):
+                if not (co == 0 and not isinstance(co, Sym)) and a not in frontier and a not in need:
+                    stack.append(a)
+        else:
+            stack.extend(a for a in g.args if a not in frontier and a not in need)
     return sorted(need)
+
+
+def _needed_once(circuit: Circuit, frontier: dict[int, Any], b0: Boundary, b1: Boundary, cache: dict[Any, Any]) -> list[int]:
+    """:func:`_needed` for the stage ``b0 → b1``: the list :func:`plan_stage` computed for this very
+    circuit and these very boundaries in the same run, else computed here.
+
+    Equivalent to computing it again: :func:`_needed` is a function of the circuit's gates, the
+    frontier's nodes and the target nodes alone; the plan read both node sets from the same
+    per-run boundary memo (:func:`_boundary`: ``frontier``'s keys are ``b0``'s nodes, the targets
+    ``b1``'s), found by identity, and between the plan and the check of a stage only the checker's
+    own code runs (no caller's code that could rewrite the circuit, already checked by
+    :func:`~symverify.kernel.provers.fingerprint.check_plain`). A missing node is never kept: the
+    check computes it again and reports it."""
+    kept = cache.pop("needed", None)
+    if kept is not None and kept[0] is circuit and kept[1] is b0 and kept[2] is b1:
+        return kept[3]  # type: ignore[no-any-return]
+    return _needed(circuit, frontier, set(_boundary(b1, cache).nodes))
 
 
 def _expected(circuit: Circuit, frontier: dict[int, Any], need: list[int], ring: Ring, check: Check | None = None) -> dict[int, Any]:
@@ -269,11 +305,12 @@ def _expected(circuit: Circuit, frontier: dict[int, Any], need: list[int], ring:
     itself, an empty sum is the ring's zero), ``vals[a]·vals[b]`` for MUL."""
     vals = dict(frontier)
     red, coerce, gate = ring.reduce, ring.coerce, circuit.gate
+    gates, nd, nn = circuit.gates, circuit.num_inputs, circuit.num_nodes
     CONST, MUL = Op.CONST, Op.MUL
     for n, v in enumerate(need):
         if check is not None and not n % CHECK_EVERY:
             check()
-        g = gate(v)
+        g = gates[v - nd] if nd <= v < nn else gate(v)  # circuit.gate(v), its usual case read directly
         assert g is not None
         op = g.op
         if op is CONST:
@@ -318,12 +355,24 @@ class _StageRing:
     def __init__(self, ring: PolyRing, max_terms: int) -> None:
         self.zero, self._coerce, self.max_terms = ring.zero, ring.coerce, max_terms
         self._consts: dict[tuple[type, Any], Any] = {}
+        self._syms: dict[int, tuple[Sym, Any]] = {}
 
     def coerce(self, x: Scalar) -> Any:
         """``ring.coerce``, each distinct number converted once per stage (the layers of a
-        compiled model repeat a few weights; a symbol is converted every time)."""
+        compiled model repeat a few weights), and each symbol object once per stage (a circuit's
+        gates share the weight object they multiply by: ``W[r][c]`` in every row of a projection).
+
+        A symbol is found by identity, the entry holding it (so its ``id`` is not reused while the
+        stage runs): the polynomials handed out never change in place (the stage only builds new
+        ones), a :class:`Sym` is immutable and only the checker's own code runs during a stage, so
+        the entry is what converting it again would give."""
         if type(x) is Sym:
-            return self._coerce(x)
+            hit = self._syms.get(id(x))
+            if hit is not None and hit[0] is x:
+                return hit[1]
+            value = self._coerce(x)
+            self._syms[id(x)] = (x, value)
+            return value
         key = (type(x), x)
         hit = self._consts.get(key)
         if hit is None:
@@ -449,7 +498,8 @@ def _circuit_count(circuit: Circuit, frontier: set[int], need: list[int], variab
     # a coefficient's value depends on it and on the denominator q only (not on ``variables``):
     # computed once per program for every stage
     sc = _PROGRAM_SCALARS(prog, lambda: [ring.scalar(x) for x in prog.scalars], ring.q)
-    eval_code(((v, prog.code[v - nd]) for v in need), vals, sc, ring)
+    code = prog.code  # read once: the property looks the columns up in their memo on every read
+    eval_code(((v, code[v - nd]) for v in need), vals, sc, ring)
     return min(sum(x[4] for x in vals.values()), COUNT_CAP), {v: x[4] for v, x in vals.items()}
 
 
@@ -569,6 +619,8 @@ def plan_stage(circuit: Circuit, model: Model, b0: Boundary, b1: Boundary, param
         need = _needed(circuit, frontier, set(end.nodes))
     except _MissingNodeError:
         need = []
+    else:  # the stage check expands the same gates next (:func:`_needed_once`)
+        cache["needed"] = (circuit, b0, b1, need)
     circ, counts = _circuit_count(circuit, set(start.nodes), need, variables)
     # one claimed value Σ coeff·value + const is alive at a time
     claims = end.width * max((counts.get(v, 1) for v in end.nodes), default=1)
@@ -612,9 +664,8 @@ def _check_stage(circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Bound
 
     state = {(c.row, c.col): _cell_value(c, frontier, ring) for c in b0.cells}
     out = eval_layers_sparse(model.layers[lo:hi], state, ring, check)
-    targets = set(_boundary(b1, cache).nodes)
     try:
-        vals = _expected(circuit, frontier, _needed(circuit, frontier, targets), ring, check)
+        vals = _expected(circuit, frontier, _needed_once(circuit, frontier, b0, b1, cache), ring, check)
     except _MissingNodeError as e:
         return fail(None, f"node %{e.node}", "not available", f"node %{e.node} is needed but boundary {k} does not hold it")
     listed = set()
@@ -718,19 +769,25 @@ def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, back
         digests = claim_digests(circuit, model)
         return combine([StageOutcome(0, stopped="timeout", note="timeout")], cert.num_stages, time.perf_counter() - start,
                        digests=digests, meta_note=certificate_meta_note(circuit, cert, digests[0]))
-    digests = claim_digests(circuit, model)
-    run = StageRun.of(circuit, model, backend=backend, deadline=deadline, max_monomials=max_monomials,
-                      memory_limit=memory_limit, isolate=isolate)
-    bs = cert.boundaries
-    outcomes = []
-    shapes: dict[Any, Any] = {}
-    for k in range(len(bs) - 1):
-        outcome = run.stage(circuit, model, k, bs[k], bs[k + 1], k == len(bs) - 2, check, shapes)
-        outcomes.append(outcome)
-        if not outcome.ok:
-            break
-    return combine(outcomes, len(bs) - 1, time.perf_counter() - start, digests=digests,
-                   meta_note=certificate_meta_note(circuit, cert, digests[0]))
+    # validate_certificate has just compared both sides' snapshots (check_plain), and from here on
+    # only the checker's own code runs: their digests need no second snapshot (checked_digest), and
+    # what the memos store for them while the stages run is compared once, when the block ends
+    # (checked_scope, as verify does for its sides; within verify's own block, verify's end compares)
+    scope = nullcontext() if in_checked_scope(circuit, model) else checked_scope(circuit, model)
+    with scope:
+        digests = checked_digest(circuit), checked_digest(model)
+        run = StageRun.of(circuit, model, backend=backend, deadline=deadline, max_monomials=max_monomials,
+                          memory_limit=memory_limit, isolate=isolate)
+        bs = cert.boundaries
+        outcomes = []
+        shapes: dict[Any, Any] = {}
+        for k in range(len(bs) - 1):
+            outcome = run.stage(circuit, model, k, bs[k], bs[k + 1], k == len(bs) - 2, check, shapes)
+            outcomes.append(outcome)
+            if not outcome.ok:
+                break
+        return combine(outcomes, len(bs) - 1, time.perf_counter() - start, digests=digests,
+                       meta_note=certificate_meta_note(circuit, cert, digests[0]))
 
 
 def claim_digests(circuit: Circuit, model: Model) -> tuple[str, str]:

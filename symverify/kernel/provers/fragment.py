@@ -150,7 +150,9 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
         same, note = (None, "exact: not compared (the timeout passed)") if opts.expired() else _compare_exactly(circuit, model, opts)
         if note:
             failure = (failure + "; " if failure else "") + note
-    digests = (content_digest(circuit), content_digest(model))
+    # the certificate check names the pair it checked by these digests (claim_digests); only the
+    # checker's code has run on this pair since, so they are the pair's digests now
+    digests = comp.digests if comp.digests is not None else (content_digest(circuit), content_digest(model))
     return seal_outcome(FragmentProof(frag.name, comp.ok, same, failure, time.perf_counter() - start, frag.resources(),
                                       dict(frag.bounds), digests=digests))
 

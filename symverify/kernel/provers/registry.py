@@ -68,6 +68,12 @@ class LazyBounds:
     def degree(self) -> int:
         return self().degree
 
+    def sizes(self) -> tuple[int, int]:
+        """``(peak height bits, peak degree)``: what the counterexample search reads from the same pass
+        (:func:`~symverify.kernel.provers.counterexample.search_or_stop`'s ``sizes``)."""
+        value = self()
+        return value.peak_height_bits, value.peak_degree
+
 
 class Prover(Protocol):
     """A verification method: decide whether the sides ``a`` and ``b`` are equal polynomial maps.
@@ -121,7 +127,8 @@ class CompositionalProver:
 
     def prove(self, a: Side, b: Side, opts: Options, bounds: LazyBounds) -> MethodResult:
         known = bounds.value
-        return run_compositional(a, b, opts, degree=bounds.degree, peak_height_bits=None if known is None else known.peak_height_bits)
+        return run_compositional(a, b, opts, degree=bounds.degree, peak_height_bits=None if known is None else known.peak_height_bits,
+                                 sizes=bounds.sizes)
 
 
 @dataclass(frozen=True)
@@ -160,7 +167,8 @@ def _auto_compositional(a: Side, b: Side, opts: Options, bounds: LazyBounds) -> 
     if certified_pair(a, b) is None:
         return None, ()
     try:
-        comp = run_compositional(a, b, opts, degree=bounds.degree, peak_height_bits=bounds().peak_height_bits)
+        comp = run_compositional(a, b, opts, degree=bounds.degree, peak_height_bits=bounds().peak_height_bits,
+                                 sizes=bounds.sizes)
     except IRError as e:  # the certificate does not fit this circuit: decide by another method
         return None, (f"compositional was skipped: the certificate does not fit the circuit ({e})",)
     if comp.verdict is not Verdict.UNKNOWN:
