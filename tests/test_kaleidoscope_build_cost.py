@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from spies import count_calls
 
 from symverify.errors import IRError, ShapeError
 from symverify.kaleidoscope import permutation
@@ -18,20 +19,8 @@ from symverify.kernel.kaleidoscope.matrix import SparseMatrix
 from symverify.kernel.provers.matrix import verify_permutation
 
 
-def _count(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
-    calls = [0]
-    real = getattr(module, name)
-
-    def spy(*args: object, **kwargs: object) -> object:
-        calls[0] += 1
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, spy)
-    return calls
-
-
 def test_permutation_to_kaleidoscope_reads_its_permutation_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = _count(monkeypatch, permutation, "check_permutation")
+    calls = count_calls(monkeypatch, permutation, "check_permutation")
     f = permutation_to_kaleidoscope([2, 0, 1])
     assert calls[0] == 1
     assert verify_permutation(f, [2, 0, 1]).proved
@@ -40,7 +29,7 @@ def test_permutation_to_kaleidoscope_reads_its_permutation_once(monkeypatch: pyt
 
 
 def test_sparse_matrix_reads_plain_entries_without_a_python_step_each(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = _count(monkeypatch, sparse, "as_index")
+    calls = count_calls(monkeypatch, sparse, "as_index")
     m = SparseMatrix(3, 4, ((2, 3, 5), (0, 1, 0), (0, 0, -1)))
     assert calls[0] == 0
     assert m.entries == ((0, 0, -1), (2, 3, 5))

@@ -15,6 +15,7 @@ import itertools
 from fractions import Fraction
 
 import pytest
+from spies import count_calls
 
 from symverify.errors import IRError, ProverError, ShapeError
 from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
@@ -26,22 +27,10 @@ from symverify.kernel.provers import fingerprint
 from symverify.kernel.provers.matrix import verify_matrix, verify_permutation
 
 
-def _count(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
-    calls = [0]
-    real = getattr(module, name)
-
-    def spy(*args: object, **kwargs: object) -> object:
-        calls[0] += 1
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, spy)
-    return calls
-
-
 def test_verify_permutation_snapshots_a_fresh_kaleidoscope_once(monkeypatch: pytest.MonkeyPatch) -> None:
     perm = (3, 0, 2, 1, 4)
     f = permutation_to_kaleidoscope(perm)
-    states = _count(monkeypatch, fingerprint, "_state")
+    states = count_calls(monkeypatch, fingerprint, "_state")
     check = verify_permutation(f, perm)
     assert check.proved and check.digests is not None
     assert states[0] == 1  # one check; the digest stored within it compares no second snapshot
@@ -94,7 +83,7 @@ def _factors(size: int, seed: int) -> tuple[ButterflyFactor, ...]:
 def test_factors_shared_by_kaleidoscopes_are_walked_once(monkeypatch: pytest.MonkeyPatch) -> None:
     fs = _factors(8, 0b1011_0110)
     first, second = Kaleidoscope(8, 8, (BBStar(8, fs),)), Kaleidoscope(5, 8, (BBStar(8, fs),))
-    walks = _count(monkeypatch, fingerprint, "_factor_form")
+    walks = count_calls(monkeypatch, fingerprint, "_factor_form")
     fingerprint.check_plain(first, "test")
     assert walks[0] == len(fs)
     fingerprint.check_plain(second, "test")
@@ -118,7 +107,7 @@ def test_a_factor_with_fractions_is_walked_at_every_check(monkeypatch: pytest.Mo
     half = 2
     f = ButterflyFactor(4, 1, (Fraction(1, 2),) * half, (0,) * half, (0,) * half, (1,) * half)
     fs = tuple(f if s == 1 and i == 1 else ButterflyFactor.identity(4, s) for i, s in enumerate(bbstar_strides(4)))
-    walks = _count(monkeypatch, fingerprint, "_factor_form")
+    walks = count_calls(monkeypatch, fingerprint, "_factor_form")
     fingerprint.check_plain(Kaleidoscope(4, 4, (BBStar(4, fs),)), "test")
     fingerprint.check_plain(Kaleidoscope(4, 4, (BBStar(4, fs),)), "test")
     assert walks[0] == len(fs) + 1  # the identities once, the factor of fractions at each check
