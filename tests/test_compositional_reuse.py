@@ -14,6 +14,7 @@ import pytest
 from symverify.compiler import compile
 from symverify.compiler.gated import hyena_direct
 from symverify.gadgets.primitives import shift_down
+from symverify.kernel.ir.circuit import Circuit as CircuitIR
 from symverify.kernel.ir.scalar import Sym
 from symverify.kernel.provers import bounds as bounds_mod
 from symverify.kernel.provers import certified as certified_mod
@@ -141,12 +142,17 @@ def test_the_certificate_check_compares_each_side_once_within_verify(monkeypatch
     out = compile(c, method="kaleidoscope")
     inside: list[list[int]] = []
     running = [False]
-    real_state, real_check = fingerprint._state, comp.check_certificate
+    real_state, real_still, real_check = fingerprint._state, fingerprint._still, comp.check_certificate
 
     def state(obj: Any) -> Any:
         if running[0]:
             inside[-1].append(id(obj))
         return real_state(obj)
+
+    def still(kept: Any, obj: Any) -> Any:  # a kept circuit's comparison without a new snapshot
+        if running[0] and type(obj) is CircuitIR:  # other sides' go through _state
+            inside[-1].append(id(obj))
+        return real_still(kept, obj)
 
     def check(*args: Any, **kwargs: Any) -> Any:
         inside.append([])
@@ -157,12 +163,13 @@ def test_the_certificate_check_compares_each_side_once_within_verify(monkeypatch
             running[0] = False
 
     monkeypatch.setattr(fingerprint, "_state", state)
+    monkeypatch.setattr(fingerprint, "_still", still)
     monkeypatch.setattr(certified_mod, "check_certificate", check)
     rep = verify(c, out, method="compositional")
     assert rep.proved
     (seen,) = inside
-    # check_plain's comparison of each side only (the digests took a second one); verify's block
-    # compares what the memos stored when it ends
+    # check_plain's comparison of each side only (a new snapshot, or the kept circuit's compared by
+    # `_still`; the digests took a second one); verify's block compares what the memos stored when it ends
     assert seen.count(id(c)) == 1 and seen.count(id(out.model)) == 1
 
 
